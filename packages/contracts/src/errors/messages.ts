@@ -1,0 +1,30 @@
+import type { ErrorCode } from './catalogue.ts';
+
+// What a person reads when the thrower gave no more specific message; the catalogue description is for docs.
+export const DEFAULT_ERROR_MESSAGES: Record<ErrorCode, string> = {
+  missing_parameter: 'A required parameter is missing.',
+  invalid_parameter: 'A parameter is invalid.',
+  unsupported_version: 'This Service-Version is not supported. The only supported version is 2026-09-01.',
+  idempotency_key_required: 'This request changes something, so it needs an Idempotency-Key header (8 to 128 characters).',
+  body_not_json: 'The request body must be a JSON object.',
+  key_missing: 'No API key provided. Send it as "Authorization: Bearer <API_KEY>".',
+  key_invalid: 'The API key provided is not valid.',
+  key_revoked: 'The API key provided has been revoked.',
+  key_out_of_scope: 'The API key provided does not have the permission this request needs.',
+  test_key_live_resource: 'A test key cannot access live resources. Use your live key.',
+  live_key_test_resource: 'A live key cannot access simulated resources or sandbox helpers. Use your test key.',
+  verification_required: 'Your account must be verified before it can place live orders.',
+  balance_insufficient: 'Your balance is too low for this order.',
+  resource_not_found: 'No such resource.',
+  no_such_route: 'No such route. Check the method and the path.',
+  idempotency_key_reused: 'This Idempotency-Key was already used for a different request.',
+  already_exists: 'This resource already exists.',
+  invalid_state_transition: 'The eSIM cannot move to this state from its current state.',
+  rate_limited: 'Too many requests. Retry after the time given in the Retry-After header.',
+  capability_not_live: 'This is available in the sandbox only, not for live resources.',
+  capability_not_orderable: 'This cannot be ordered at the moment.',
+  pricing_unavailable: 'Prices are temporarily unavailable. Please retry later.',
+  supplier_unavailable: 'The supplier is temporarily unavailable. Please retry later.',
+  supplier_refused: 'The supplier refused this request. Please retry later.',
+  internal_error: 'An internal error occurred. Please retry later.',
+};

@@ -1,0 +1,52 @@
+import type { z } from 'zod';
+import {
+  apiKeyEventDataSchema,
+  esimReleasedEventDataSchema,
+  esimStateEventDataSchema,
+  esimUsageThresholdEventDataSchema,
+} from './data.ts';
+import type { EventType } from './types.ts';
+
+export type EventDefinition = { description: string; data: z.ZodTypeAny };
+
+/** Every event type with what emits it and the schema of its `data`. */
+export const EVENT_CATALOGUE = {
+  'esim.released': {
+    description: 'An eSIM was created by a purchase (POST /v1/esim) and can be installed.',
+    data: esimReleasedEventDataSchema,
+  },
+  'esim.installed': {
+    description: 'The profile was installed on a device (in the sandbox: by PATCH or by first usage).',
+    data: esimStateEventDataSchema,
+  },
+  'esim.activated': {
+    description: 'The eSIM attached to a network for the first time, or was resumed after a suspension.',
+    data: esimStateEventDataSchema,
+  },
+  'esim.suspended': {
+    description: 'The eSIM was suspended; it carries no data until it is resumed.',
+    data: esimStateEventDataSchema,
+  },
+  'esim.expired': {
+    description: 'The eSIM ended for good: cancelled, its validity ran out, or its data ran out.',
+    data: esimStateEventDataSchema,
+  },
+  'esim.usage.threshold': {
+    description: 'Data usage reached 50, 80 or 100 percent of the limit (once per threshold per eSIM).',
+    data: esimUsageThresholdEventDataSchema,
+  },
+  'api_key.issued': {
+    description: 'An API key was issued to the account.',
+    data: apiKeyEventDataSchema,
+  },
+  'api_key.first_used': {
+    description: 'An API key made its first authenticated request.',
+    data: apiKeyEventDataSchema,
+  },
+  'api_key.revoked': {
+    description: 'An API key was revoked and can no longer be used.',
+    data: apiKeyEventDataSchema,
+  },
+} as const satisfies Record<EventType, EventDefinition>;
+
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_CATALOGUE)[T]['data']>;

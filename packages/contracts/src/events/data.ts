@@ -1,0 +1,45 @@
+import { extendApi } from '@anatine/zod-openapi';
+import { z } from 'zod';
+import { apiKeySchema } from '../schemas/api-key.ts';
+import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
+import { esimSchema } from '../schemas/esim.ts';
+import { titled } from '../schemas/titled.ts';
+
+// `data` of each event type (DECISIONS.md "Events" and "Usage").
+
+/** esim.* state events: the eSIM after the move and the state it left. */
+export const esimStateEventDataSchema = titled(
+  'EsimStateEventData',
+  z.object({
+    object: esimSchema,
+    previous_state: z.enum(ESIM_STATES),
+  }),
+);
+
+/** esim.released: a purchase creates the eSIM, so there is no previous state. */
+export const esimReleasedEventDataSchema = titled(
+  'EsimReleasedEventData',
+  z.object({
+    object: esimSchema,
+    previous_state: z.enum(ESIM_STATES).nullable().describe('Null: the eSIM was just created by a purchase.'),
+  }),
+);
+
+const [half, most, full] = USAGE_THRESHOLDS;
+
+export const esimUsageThresholdEventDataSchema = titled(
+  'EsimUsageThresholdEventData',
+  z.object({
+    object: esimSchema,
+    threshold_percent: extendApi(z.union([z.literal(half), z.literal(most), z.literal(full)]), { type: 'integer' }),
+    data_used_bytes: z.number().int().min(0),
+    data_limit_bytes: z.number().int().min(0),
+  }),
+);
+
+export const apiKeyEventDataSchema = titled('ApiKeyEventData', z.object({ object: apiKeySchema }));
+
+export type EsimStateEventData = z.infer<typeof esimStateEventDataSchema>;
+export type EsimReleasedEventData = z.infer<typeof esimReleasedEventDataSchema>;
+export type EsimUsageThresholdEventData = z.infer<typeof esimUsageThresholdEventDataSchema>;
+export type ApiKeyEventData = z.infer<typeof apiKeyEventDataSchema>;

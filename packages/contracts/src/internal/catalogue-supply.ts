@@ -1,0 +1,70 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errorResponses } from '../routes/operation.ts';
+import { iccidSchema } from '../schemas/primitives.ts';
+import { internalHeadersSchema } from './headers.ts';
+
+const c = initContract();
+
+/** A profile the supplier made for a live order: what inventory stores on the eSIM. */
+export const suppliedProfileSchema = z.object({
+  iccid: iccidSchema,
+  smdp_address: z.string().min(1),
+  matching_id: z.string().min(1),
+});
+export type SuppliedProfile = z.infer<typeof suppliedProfileSchema>;
+
+export const orderProfilesBodySchema = z
+  .object({
+    /** The order id: the supplier de-duplicates on it, so a retried call never buys twice. */
+    reference: z.string().min(1).max(100),
+    bundle: z.string().min(1).max(100),
+    quantity: z.number().int().min(1).max(10),
+  })
+  .strict();
+
+export const profileActionResultSchema = z.object({ iccid: iccidSchema, status: z.enum(['suspended', 'active']) });
+
+const profilePathParams = z.object({ iccid: iccidSchema });
+
+/**
+ * Live supply, owned by catalogue (which holds the supplier adapter): inventory orders profiles
+ * before its order transaction, and asks for suspend and resume before it records them.
+ */
+export const internalSupplyContract = c.router(
+  {
+    orderProfiles: {
+      method: 'POST',
+      path: '/internal/supply/orders',
+      summary: 'Order live profiles of a bundle from the supplier (idempotent on `reference`)',
+      body: orderProfilesBodySchema,
+      responses: {
+        200: z.object({ profiles: z.array(suppliedProfileSchema) }),
+        ...errorResponses(['invalid_parameter', 'capability_not_orderable', 'supplier_refused', 'internal_error']),
+      },
+    },
+    suspendProfile: {
+      method: 'POST',
+      path: '/internal/supply/profiles/:iccid/suspend',
+      summary: 'Suspend a live profile at the supplier',
+      pathParams: profilePathParams,
+      body: z.object({}).strict(),
+      responses: {
+        200: profileActionResultSchema,
+        ...errorResponses(['capability_not_orderable', 'supplier_unavailable', 'internal_error']),
+      },
+    },
+    resumeProfile: {
+      method: 'POST',
+      path: '/internal/supply/profiles/:iccid/resume',
+      summary: 'Resume a suspended live profile at the supplier',
+      pathParams: profilePathParams,
+      body: z.object({}).strict(),
+      responses: {
+        200: profileActionResultSchema,
+        ...errorResponses(['capability_not_orderable', 'supplier_unavailable', 'internal_error']),
+      },
+    },
+  },
+  { baseHeaders: internalHeadersSchema, strictStatusCodes: true },
+);

@@ -1,0 +1,33 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { errorResponses } from '../routes/operation.ts';
+import { untitledBundleSchema } from '../schemas/bundle.ts';
+import { environmentSchema } from '../schemas/primitives.ts';
+import { internalHeadersSchema } from './headers.ts';
+
+const c = initContract();
+
+/** A bundle as inventory needs it to take an order: retired ones too, with where it can be ordered. */
+export const internalBundleSchema = untitledBundleSchema.extend({
+  retired: z.boolean().describe('No longer listed; an order naming it is 409 capability_not_orderable.'),
+  environments: z
+    .array(environmentSchema)
+    .describe('Environments whose catalogue holds the bundle; a live order for a test-only bundle is capability_not_live.'),
+});
+export type InternalBundle = z.infer<typeof internalBundleSchema>;
+
+export const internalCatalogueContract = c.router(
+  {
+    getBundle: {
+      method: 'GET',
+      path: '/internal/bundles/:name',
+      summary: 'A bundle by name, retired or not, for the caller’s environment',
+      pathParams: z.object({ name: z.string().min(1).max(100) }),
+      responses: {
+        200: internalBundleSchema,
+        ...errorResponses(['resource_not_found', 'pricing_unavailable', 'supplier_unavailable', 'internal_error']),
+      },
+    },
+  },
+  { baseHeaders: internalHeadersSchema, strictStatusCodes: true },
+);

@@ -1,0 +1,23 @@
+import { initContract } from '@ts-rest/core';
+import { apiKeyRoutes } from './api-keys.ts';
+import { catalogueRoutes } from './catalogue.ts';
+import { esimRoutes } from './esim.ts';
+import { eventRoutes } from './events.ts';
+import { metaRoutes } from './meta.ts';
+import { testHelperRoutes } from './test-helpers.ts';
+import { webhookRoutes } from './webhooks.ts';
+
+const c = initContract();
+
+/** The public API: one router per area; each leaf key is the route's operationId. */
+export const contract = c.router({
+  meta: metaRoutes,
+  apiKeys: apiKeyRoutes,
+  catalogue: catalogueRoutes,
+  esim: esimRoutes,
+  events: eventRoutes,
+  webhooks: webhookRoutes,
+  test: testHelperRoutes,
+});
+export type Contract = typeof contract;
+export type RouteGroup = keyof Contract;

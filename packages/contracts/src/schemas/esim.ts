@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { ESIM_STATES } from './enums.ts';
+import { ACTIVATION_CODE_PATTERN, ID_PREFIXES, iccidSchema, idSchema, unixSeconds } from './primitives.ts';
+import { titled } from './titled.ts';
+
+// Fields the specification marks optional are always sent (null where the spec allows null), so clients get plain types.
+export const esimSchema = titled(
+  'Esim',
+  z.object({
+    object: z.literal('esim'),
+    id: idSchema(ID_PREFIXES.esim),
+    iccid: iccidSchema,
+    state: z.enum(ESIM_STATES),
+    bundle: z.string().nullable(),
+    data_used_bytes: z.number().int().min(0),
+    data_limit_bytes: z.number().int().min(0).nullable(),
+    activation_code: z
+      .string()
+      .regex(ACTIVATION_CODE_PATTERN)
+      .nullable()
+      .describe('LPA string `LPA:1$<smdp_address>$<matching_id>`, the content of the install QR code.'),
+    smdp_address: z.string().nullable(),
+    matching_id: z.string().nullable(),
+    expires_at: unixSeconds.nullable().describe('When the bundle runs out; null when the bundle has no stated duration.'),
+    created_at: unixSeconds,
+    updated_at: unixSeconds,
+    simulated: z.boolean().describe('True for a sandbox resource, false for a live one.'),
+  }),
+);
+export type Esim = z.infer<typeof esimSchema>;

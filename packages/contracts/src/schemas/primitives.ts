@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { ENVIRONMENTS } from './enums.ts';
+
+/** Id prefixes of DECISIONS.md "Formats", plus `att` for webhook delivery attempts. */
+export const ID_PREFIXES = {
+  esim: 'esim',
+  order: 'ord',
+  event: 'evt',
+  apiKey: 'key',
+  webhookEndpoint: 'we',
+  webhookAttempt: 'msgatt',
+  account: 'acct',
+  request: 'req',
+} as const;
+export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
+
+/** `<prefix>_` then a time-sortable body of 20 or more characters in [0-9A-Za-z]. */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return new RegExp(`^${prefix}_[0-9A-Za-z]{20,}$`);
+}
+
+export function idSchema(prefix: IdPrefix) {
+  return z.string().regex(idPattern(prefix), { message: `must be an id of the form ${prefix}_<20+ letters and digits>` });
+}
+
+export const ICCID_PATTERN = /^\d{19}$/;
+export const iccidSchema = z.string().regex(ICCID_PATTERN, { message: 'must be exactly 19 decimal digits' });
+
+// The upper bound rejects milliseconds (13 digits), the common mistake with Unix time.
+export const unixSeconds = z.number().int().min(0).max(9_999_999_999);
+
+export const countryCodeSchema = z.string().length(2);
+
+export const ACTIVATION_CODE_PATTERN = /^LPA:1\$[^$]+\$[^$]+$/;
+
+export const STANDARD_WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/=]+$/;
+
+export const environmentSchema = z.enum(ENVIRONMENTS);

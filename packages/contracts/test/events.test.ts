@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { EVENT_CATALOGUE, EVENT_TYPES, eventSchema, eventTypeItems, eventTypeItemSchema, typedEventSchema } from '../src/index.ts';
+import type { EventType } from '../src/index.ts';
+import { apiKey, esim, eventEnvelope } from './fixtures.ts';
+
+const SPEC_EVENT_TYPES = [
+  'esim.released',
+  'esim.installed',
+  'esim.activated',
+  'esim.suspended',
+  'esim.expired',
+  'esim.usage.threshold',
+  'api_key.issued',
+  'api_key.first_used',
+  'api_key.revoked',
+];
+
+const SAMPLE_DATA: Record<EventType, unknown> = {
+  'esim.released': { object: { ...esim, state: 'released' }, previous_state: null },
+  'esim.installed': { object: { ...esim, state: 'installed' }, previous_state: 'released' },
+  'esim.activated': { object: esim, previous_state: 'installed' },
+  'esim.suspended': { object: { ...esim, state: 'suspended' }, previous_state: 'active' },
+  'esim.expired': { object: { ...esim, state: 'expired' }, previous_state: 'active' },
+  'esim.usage.threshold': {
+    object: esim,
+    threshold_percent: 50,
+    data_used_bytes: 2_500_000_000,
+    data_limit_bytes: 5_000_000_000,
+  },
+  'api_key.issued': { object: apiKey },
+  'api_key.first_used': { object: { ...apiKey, last_used_at: apiKey.created_at + 5 } },
+  'api_key.revoked': { object: { ...apiKey, status: 'revoked', revoked_at: apiKey.created_at + 99 } },
+};
+
+describe('event catalogue', () => {
+  it('holds the 9 event types of the specification', () => {
+    expect(EVENT_TYPES).toEqual(SPEC_EVENT_TYPES);
+    expect(Object.keys(EVENT_CATALOGUE)).toEqual(SPEC_EVENT_TYPES);
+  });
+
+  it.each(EVENT_TYPES)('%s: its data schema accepts a realistic sample, inside a valid envelope', (type) => {
+    const data = SAMPLE_DATA[type];
+    expect(EVENT_CATALOGUE[type].data.parse(data)).toEqual(data);
+    const event = { ...eventEnvelope, type, data };
+    expect(eventSchema.parse(event)).toEqual(event);
+    expect(typedEventSchema.parse(event)).toEqual(event);
+  });
+
+  it('previous_state is null only for esim.released', () => {
+    expect(EVENT_CATALOGUE['esim.activated'].data.safeParse({ object: esim, previous_state: null }).success).toBe(false);
+  });
+
+  it('thresholds are 50, 80 and 100 percent only', () => {
+    const sample = SAMPLE_DATA['esim.usage.threshold'] as object;
+    for (const threshold_percent of [50, 80, 100]) {
+      expect(EVENT_CATALOGUE['esim.usage.threshold'].data.safeParse({ ...sample, threshold_percent }).success).toBe(true);
+    }
+    expect(EVENT_CATALOGUE['esim.usage.threshold'].data.safeParse({ ...sample, threshold_percent: 90 }).success).toBe(false);
+  });
+
+  it('rejects a data shape that does not belong to the type', () => {
+    const event = { ...eventEnvelope, type: 'api_key.issued', data: SAMPLE_DATA['esim.activated'] };
+    expect(typedEventSchema.safeParse(event).success).toBe(false);
+  });
+
+  it('the envelope time is RFC 3339 UTC with milliseconds', () => {
+    const event = { ...eventEnvelope, type: 'api_key.issued', data: { object: apiKey } };
+    expect(eventSchema.safeParse({ ...event, time: '2026-11-22T10:15:30Z' }).success).toBe(false);
+    expect(eventSchema.safeParse({ ...event, time: '2026-11-22T10:15:30.123+01:00' }).success).toBe(false);
+  });
+
+  it('serves event_type items with a plain JSON Schema of data', () => {
+    const items = eventTypeItems();
+    expect(items.map((item) => item.type)).toEqual(SPEC_EVENT_TYPES);
+    for (const item of items) {
+      expect(eventTypeItemSchema.parse(item)).toEqual(item);
+      expect(JSON.stringify(item.data_schema)).not.toContain('nullable');
+    }
+    const released = items[0]?.data_schema as { properties: { previous_state: { type: unknown; enum: unknown[] } } };
+    expect(released.properties.previous_state.type).toEqual(['string', 'null']);
+    expect(released.properties.previous_state.enum).toContain(null);
+  });
+});

@@ -1,0 +1,22 @@
+import { commonConfigSchema, parseConfig, port } from '@connectivity/platform';
+import { z } from 'zod';
+
+const flag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
+
+/** What the launcher itself reads; each service still parses its own variables. */
+export const launcherConfigSchema = commonConfigSchema.extend({
+  PORT: port(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DEV_TEST_KEY: z.string().startsWith('sk_test_').optional(),
+  DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
+  /** Start the bundled fake wholesale supplier and use it for live keys. */
+  FAKE_SUPPLIER: flag.default(false),
+  FAKE_SUPPLIER_PORT: port(8090),
+});
+
+export type LauncherConfig = z.infer<typeof launcherConfigSchema>;
+
+export const loadLauncherConfig = (env: NodeJS.ProcessEnv = process.env): LauncherConfig => parseConfig(launcherConfigSchema, env);
+
+/** The environment as the launcher's child services see it (the one place here that reads it). */
+export const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env });

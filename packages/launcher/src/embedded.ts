@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { ensureDevAccount } from '@connectivity/gateway';
+import { closeServer, createBus, createDatabase, createLogger, listen, runMigrations, type StartedService } from '@connectivity/platform';
+import { shutdownTelemetry } from '@connectivity/platform/telemetry';
+import { loadLauncherConfig, processEnv } from './config.ts';
+import { allServices, URL_VARIABLE } from './services.ts';
+
+/**
+ * `pnpm start`: the whole API in one process, like stripe-mock or LocalStack but with the real
+ * code. Each service keeps its own express app on a loopback port and the gateway forwards to
+ * it over HTTP exactly as in the distributed form; they share one database (PGlite under
+ * DATA_DIR unless DATABASE_URL is set) and one bus (in-process unless NATS_URL is set).
+ */
+const config = loadLauncherConfig();
+const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
+const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+const bus = await createBus({ natsUrl: config.NATS_URL });
+
+const env: NodeJS.ProcessEnv = { ...processEnv(), INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url') };
+const started: StartedService[] = [];
+const servers: Server[] = [];
+
+for (const service of allServices) {
+  const isGateway = service.name === 'gateway';
+  const serviceConfig = service.loadConfig({ ...env, PORT: String(isGateway ? config.PORT : 0), HOST: isGateway ? config.HOST : '127.0.0.1' });
+  await runMigrations(db.knex, service.migrations);
+  const running = await service.start({ db, bus, logger: logger.child({ service: service.name }) }, serviceConfig);
+  const server = await listen(running.app, serviceConfig.PORT, serviceConfig.HOST);
+  started.push(running);
+  servers.push(server);
+  const address = server.address();
+  const variable = URL_VARIABLE[service.name];
+  if (variable && address && typeof address === 'object') env[variable] = `http://127.0.0.1:${address.port}`;
+}
+
+const dev = await ensureDevAccount({ db, bus, logger }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY });
+logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, 'Connectivity Service listening');
+// The dev keys are printed for the person who started the sandbox, never logged.
+process.stdout.write(
+  [
+    '',
+    `Connectivity Service (${db.kind === 'pglite' ? 'embedded' : 'external database'}) on http://localhost:${config.PORT}`,
+    `  API reference:  http://localhost:${config.PORT}/docs`,
+    `  dev account:    ${dev.accountId}`,
+    `  test key:       ${dev.testKey}`,
+    `  live key:       ${dev.liveKey}`,
+    '',
+  ].join('\n') + '\n',
+);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  // The gateway closes first so no new work arrives; then workers stop, then the bus and database.
+  for (const server of [...servers].reverse()) await closeServer(server);
+  for (const running of [...started].reverse()) await running.stop();
+  await bus.close();
+  await db.close();
+  await shutdownTelemetry();
+  process.exit(0);
+}
+process.once('SIGTERM', (signal) => void shutdown(signal));
+process.once('SIGINT', (signal) => void shutdown(signal));

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { waitUntilReady } from '../src/wait-ready.ts';
+
+/**
+ * The README's first command, as a fresh machine runs it: `pnpm start` with no DATABASE_URL or
+ * NATS_URL (PGlite on disk + the in-process bus), driven only through the public port.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+
+const key = (prefix: string) => `${prefix}${randomBytes(24).toString('hex')}`;
+
+describe('pnpm start (embedded)', () => {
+  let dataDir: string;
+  let port: number;
+  let child: ChildProcess | undefined;
+  const testKey = key('sk_test_');
+  const liveKey = key('sk_live_');
+
+  async function start(): Promise<void> {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, DEV_TEST_KEY: testKey, DEV_LIVE_KEY: liveKey, LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    delete env.NATS_URL;
+    child = spawn(process.execPath, ['--import', './packages/platform/src/telemetry/register.mjs', 'packages/launcher/src/embedded.ts'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 90_000);
+  }
+
+  async function stop(): Promise<number | null> {
+    if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    return exited;
+  }
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'connectivity-embedded-'));
+    port = await freePort();
+    await start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('serves openapi.json without a key, listing the endpoints of the spec', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toMatch(/^3\./);
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    for (const operation of [
+      'GET /v1/version',
+      'GET /v1/event_types',
+      'GET /v1/error_codes',
+      'GET /v1/esim/bundles',
+      'GET /v1/esim',
+      'POST /v1/esim',
+      'GET /v1/esim/{id}',
+      'PATCH /v1/esim/{id}',
+      'GET /v1/events',
+      'POST /v1/events/replay',
+      'GET /v1/api_keys',
+      'POST /v1/test/usage',
+      'POST /v1/test/error',
+      'GET /v1/openapi.json',
+    ]) {
+      expect(operations).toContain(operation);
+    }
+  });
+
+  test('the dev keys work, and the data survives a restart', async () => {
+    const list = async () => fetch(`http://127.0.0.1:${port}/v1/esim`, { headers: { authorization: `Bearer ${testKey}` } });
+    const before = await list();
+    expect(before.status).toBe(200);
+    expect(before.headers.get('request-id')).toMatch(/^req_/);
+    expect(await before.json()).toMatchObject({ object: 'list', data: [] });
+
+    expect(await stop()).toBe(0);
+    await start();
+    const after = await list();
+    expect(after.status).toBe(200);
+    const live = await fetch(`http://127.0.0.1:${port}/v1/esim`, { headers: { authorization: `Bearer ${liveKey}` } });
+    expect(live.status).toBe(200);
+  }, 120_000);
+});

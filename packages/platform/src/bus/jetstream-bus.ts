@@ -1,0 +1,286 @@
+/**
+ * The NATS JetStream adapter of the bus port (distributed mode). Events live in one stream
+ * (`events.>`), dead letters in a second one (`dead.>`) so they can be kept and inspected apart.
+ * Subjects in the API are relative; `subjectPrefix` is prepended on the wire, which lets tests
+ * (and several environments on one server) isolate themselves.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { connect, headers as natsHeaders, nanos } from '@nats-io/transport-node';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, StreamConfig } from '@nats-io/jetstream';
+import { deadLetterSubject } from './types.ts';
+import type { Bus, BusMessage, MessageHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
+import {
+  assertPublishInput,
+  deadLetterHeaders,
+  DEFAULT_DUPLICATE_WINDOW_MS,
+  encodePayload,
+  redeliveryDelay,
+  resolveSubscribeOptions,
+  subjectMatches,
+} from './rules.ts';
+import type { ResolvedSubscribeOptions } from './rules.ts';
+import { tracePublish, traceProcess } from './trace-context.ts';
+
+export interface JetStreamBusOptions {
+  url: string;
+  /** Stream of events; dead letters go to `${streamName}_DEAD`. */
+  streamName?: string;
+  /** Prepended to every subject on the wire, e.g. `t1a2b.`; empty in production. */
+  subjectPrefix?: string;
+  /** Connection name, shown by the server (e.g. the service name). */
+  name?: string;
+  duplicateWindowMs?: number;
+  /** Failures the bus recovers from by itself (a consume loop restart, a failed ack), for logging. */
+  onError?: (err: unknown, context: string) => void;
+}
+
+/** How long the server waits for an ack before redelivering; kept alive while a handler runs. */
+const ACK_WAIT_MS = 30_000;
+/** Messages pulled ahead of the handler; small, because buffered messages' ack timers run too. */
+const PULL_BATCH = 8;
+/** Pause before re-opening a consume loop that ended on an error. */
+const RESTART_DELAY_MS = 1_000;
+/** The server's answer to creating a stream that exists with another configuration. */
+const STREAM_NAME_IN_USE = 10058;
+/**
+ * Dead letters keep the original message id for the reader, but need their own JetStream
+ * message id: two durables may dead-letter the same message into the one dead-letter stream.
+ */
+const BUS_MSG_ID_HEADER = 'Bus-Msg-Id';
+
+const PREFIX = /^([A-Za-z0-9_-]+\.)*$/;
+const STREAM_NAME = /^[A-Za-z0-9_-]+$/;
+
+function isApiError(err: unknown, code: number): boolean {
+  return err instanceof JetStreamApiError && err.code === code;
+}
+
+/** Creates the stream, or brings subjects and duplicate window up to date, keeping other settings. */
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    await jsm.streams.add(config);
+  } catch (err) {
+    if (!isApiError(err, STREAM_NAME_IN_USE)) throw err;
+    await jsm.streams.update(config.name, { subjects: config.subjects, duplicate_window: config.duplicate_window });
+  }
+}
+
+/** Creates or updates the durable pull consumer; tolerates another instance creating it first. */
+async function ensureConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+  config: Partial<ConsumerConfig>,
+): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await jsm.consumers.update(stream, durable, config);
+      return;
+    } catch (err) {
+      if (!isApiError(err, JetStreamApiCodes.ConsumerNotFound)) throw err;
+    }
+    try {
+      await jsm.consumers.add(stream, {
+        ...config,
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+      });
+      return;
+    } catch (err) {
+      if (attempt >= 1) throw err;
+    }
+  }
+}
+
+/** Server 2.10 brought several filter subjects per consumer; older servers get a client-side filter. */
+function supportsFilterSubjects(nc: NatsConnection): boolean {
+  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0.0').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 10);
+}
+
+function headersToRecord(h: MsgHdrs | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  for (const [key, values] of h) {
+    if (key.toLowerCase().startsWith('nats-') || key === BUS_MSG_ID_HEADER) continue;
+    const value = values[0];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function recordToHeaders(record: Record<string, string>): MsgHdrs {
+  const h = natsHeaders();
+  for (const [key, value] of Object.entries(record)) h.set(key, value);
+  return h;
+}
+
+export async function createJetStreamBus(options: JetStreamBusOptions): Promise<Bus> {
+  const prefix = options.subjectPrefix ?? '';
+  const streamName = options.streamName ?? 'EVENTS';
+  const deadStreamName = `${streamName}_DEAD`;
+  if (!PREFIX.test(prefix)) throw new Error(`bus: subjectPrefix must be dot-terminated tokens, got "${prefix}"`);
+  if (!STREAM_NAME.test(streamName)) throw new Error(`bus: invalid stream name "${streamName}"`);
+  const duplicateWindow = nanos(options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS);
+  const report = (err: unknown, where: string): void => options.onError?.(err, where);
+
+  // Reconnect forever: a NATS restart must not take the service down; /readyz reports it meanwhile.
+  const nc = await connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1 });
+  let jsm: JetStreamManager;
+  let js: JetStreamClient;
+  try {
+    jsm = await jetstreamManager(nc);
+    js = jsm.jetstream();
+    const common = { storage: StorageType.File, duplicate_window: duplicateWindow };
+    await ensureStream(jsm, { name: streamName, subjects: [`${prefix}events.>`], ...common });
+    await ensureStream(jsm, { name: deadStreamName, subjects: [`${prefix}dead.>`], ...common });
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+  const multiFilter = supportsFilterSubjects(nc);
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const unprefix = (subject: string): string => (subject.startsWith(prefix) ? subject.slice(prefix.length) : subject);
+
+  function toBusMessage(m: JsMsg): BusMessage {
+    const id = m.headers?.get(BUS_MSG_ID_HEADER) || m.headers?.get('Nats-Msg-Id') || '';
+    return {
+      id,
+      subject: unprefix(m.subject),
+      payload: m.json<unknown>(),
+      headers: headersToRecord(m.headers),
+      deliveryCount: m.info.deliveryCount,
+    };
+  }
+
+  async function deadLetter(m: JsMsg, o: ResolvedSubscribeOptions, err: unknown): Promise<void> {
+    const subject = unprefix(m.subject);
+    const original = headersToRecord(m.headers);
+    const h = recordToHeaders(deadLetterHeaders(original, err, o.durable, m.info.deliveryCount));
+    h.set(BUS_MSG_ID_HEADER, m.headers?.get(BUS_MSG_ID_HEADER) || m.headers?.get('Nats-Msg-Id') || '');
+    // The id is stable across redeliveries, so a crash between publish and term adds no second copy.
+    await js.publish(`${prefix}${deadLetterSubject(o.durable, subject)}`, m.data, {
+      msgID: `${o.durable}:${m.info.stream}:${m.seq}`,
+      headers: h,
+    });
+  }
+
+  async function handle(m: JsMsg, o: ResolvedSubscribeOptions, handler: MessageHandler, matches: (subject: string) => boolean): Promise<void> {
+    const deliveryCount = m.info.deliveryCount;
+    let failure: { err: unknown } | undefined;
+    if (matches(unprefix(m.subject))) {
+      // Tell the server the handler is still working, so a slow handler is not redelivered meanwhile.
+      const keepAlive = setInterval(() => m.working(), ACK_WAIT_MS / 3);
+      try {
+        const msg = toBusMessage(m);
+        await traceProcess('nats', o.durable, msg, () => handler(msg));
+      } catch (err) {
+        failure = { err };
+      } finally {
+        clearInterval(keepAlive);
+      }
+    }
+    if (!failure) {
+      try {
+        // Wait for the server to confirm, so a stopped subscriber never sees an acked message again.
+        await m.ackAck();
+      } catch (err) {
+        report(err, `ack ${o.durable}`);
+      }
+      return;
+    }
+    if (deliveryCount < o.maxDeliver) {
+      m.nak(redeliveryDelay(o.backoffMs, deliveryCount));
+      return;
+    }
+    try {
+      await deadLetter(m, o, failure.err);
+      m.term('dead-lettered');
+    } catch (err) {
+      report(err, `dead-letter ${o.durable}`);
+      m.nak(redeliveryDelay(o.backoffMs, deliveryCount));
+    }
+  }
+
+  return {
+    kind: 'jetstream',
+
+    async publish(input: PublishInput): Promise<PublishResult> {
+      if (closed) throw new Error('bus: the JetStream bus is closed');
+      assertPublishInput(input);
+      const body = encodePayload(input.payload);
+      return tracePublish('nats', input, async (h) => {
+        const ack = await js.publish(`${prefix}${input.subject}`, body, { msgID: input.id, headers: recordToHeaders(h) });
+        return { duplicate: ack.duplicate };
+      });
+    },
+
+    async subscribe<T = unknown>(opts: SubscribeOptions, handler: MessageHandler<T>): Promise<Subscription> {
+      if (closed) throw new Error('bus: the JetStream bus is closed');
+      const o = resolveSubscribeOptions(opts);
+      const stream = o.space === 'dead' ? deadStreamName : streamName;
+      const wire = o.filterSubjects.map((f) => `${prefix}${f}`);
+      const [single] = wire;
+      const serverFilters = wire.length === 1 || multiFilter;
+      const matches = serverFilters ? () => true : (subject: string) => o.filterSubjects.some((f) => subjectMatches(f, subject));
+      await ensureConsumer(jsm, stream, o.durable, {
+        // Exactly one of the two is sent: a consumer may not have both.
+        filter_subject: wire.length === 1 ? single : undefined,
+        filter_subjects: wire.length > 1 && multiFilter ? wire : undefined,
+        ack_wait: nanos(ACK_WAIT_MS),
+        // One delivery more than the handler's budget: if the last attempt is lost to a crash or
+        // an ack timeout, the message still comes back once and is dead-lettered, not dropped.
+        max_deliver: o.maxDeliver + 1,
+      });
+      const consumer = await js.consumers.get(stream, o.durable);
+
+      const abort = new AbortController();
+      let messages: ConsumerMessages | undefined;
+      const loop = (async () => {
+        while (!abort.signal.aborted && !nc.isClosed()) {
+          try {
+            messages = await consumer.consume({ max_messages: PULL_BATCH });
+            if (abort.signal.aborted) await messages.close();
+            for await (const m of messages) {
+              // Messages pulled ahead of a stop go straight back to the server for another subscriber.
+              if (abort.signal.aborted) m.nak();
+              else await handle(m, o, handler as MessageHandler, matches);
+            }
+          } catch (err) {
+            if (!abort.signal.aborted) report(err, `consume ${o.durable}`);
+          }
+          if (!abort.signal.aborted) await sleep(RESTART_DELAY_MS, undefined, { signal: abort.signal }).catch(() => undefined);
+        }
+      })();
+
+      const subscription: Subscription = {
+        async stop(): Promise<void> {
+          if (abort.signal.aborted) return;
+          abort.abort();
+          subscriptions.delete(subscription);
+          await messages?.close();
+          await loop;
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async ping(): Promise<void> {
+      await nc.rtt();
+      await jsm.getAccountInfo();
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      if (!nc.isClosed()) await nc.drain();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * The in-process bus for embedded mode. It keeps JetStream's semantics so code tested on it
+ * behaves the same in production: message-id de-duplication in a window, durable consumers
+ * whose position survives a stop, explicit ack, redelivery with backoff, dead-lettering after
+ * maxDeliver, and one delivery at a time per durable, in order. Each bus is its own world.
+ */
+import { deadLetterSubject } from './types.ts';
+import type { Bus, BusMessage, MessageHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
+import {
+  assertPublishInput,
+  deadLetterHeaders,
+  DEFAULT_DUPLICATE_WINDOW_MS,
+  encodePayload,
+  redeliveryDelay,
+  resolveSubscribeOptions,
+  subjectMatches,
+} from './rules.ts';
+import type { ResolvedSubscribeOptions } from './rules.ts';
+import { tracePublish, traceProcess } from './trace-context.ts';
+
+export interface MemoryBusOptions {
+  /** How long a message id is remembered for de-duplication; `Infinity` remembers forever. */
+  duplicateWindowMs?: number;
+}
+
+interface StoredMessage {
+  seq: number;
+  id: string;
+  subject: string;
+  /** Stored as JSON so handlers get a fresh copy with the same shape JetStream would give. */
+  body: string;
+  headers: Record<string, string>;
+}
+
+interface PendingRedelivery {
+  deliveries: number;
+  dueAt: number;
+}
+
+interface Durable {
+  options: ResolvedSubscribeOptions;
+  /** Index in the log of the first message this durable has not been offered yet. */
+  cursor: number;
+  /** Failed messages waiting for their redelivery, by sequence. */
+  pending: Map<number, PendingRedelivery>;
+  handlers: MessageHandler[];
+  turn: number;
+  running: boolean;
+  inFlight: Promise<void> | null;
+  timer: NodeJS.Timeout | null;
+}
+
+export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
+  const windowMs = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
+  const log: StoredMessage[] = [];
+  /** Message id -> when it was first seen; a Map keeps insertion (so time) order for pruning. */
+  const seen = new Map<string, number>();
+  const durables = new Map<string, Durable>();
+  let closed = false;
+
+  const assertOpen = (): void => {
+    if (closed) throw new Error('bus: the memory bus is closed');
+  };
+
+  function pruneSeen(now: number): void {
+    for (const [id, at] of seen) {
+      if (now - at < windowMs) break;
+      seen.delete(id);
+    }
+  }
+
+  function append(subject: string, id: string, body: string, headers: Record<string, string>): void {
+    log.push({ seq: log.length + 1, id, subject, body, headers: { ...headers } });
+    // Deliver on a later turn, as over a network: a handler never runs inside its publisher's call.
+    setImmediate(() => {
+      for (const durable of durables.values()) kick(durable);
+    });
+  }
+
+  /** The next message for a durable: a due redelivery first (oldest first), else the next new one. */
+  function takeNext(d: Durable, now: number): { stored: StoredMessage; deliveries: number } | undefined {
+    let due: number | undefined;
+    for (const [seq, p] of d.pending) {
+      if (p.dueAt <= now && (due === undefined || seq < due)) due = seq;
+    }
+    if (due !== undefined) {
+      const stored = log[due - 1];
+      const deliveries = d.pending.get(due)?.deliveries ?? 0;
+      d.pending.delete(due);
+      if (stored) return { stored, deliveries };
+    }
+    while (d.cursor < log.length) {
+      const stored = log[d.cursor];
+      d.cursor += 1;
+      if (stored && d.options.filterSubjects.some((f) => subjectMatches(f, stored.subject))) {
+        return { stored, deliveries: 0 };
+      }
+    }
+    return undefined;
+  }
+
+  function armTimer(d: Durable): void {
+    if (d.timer) clearTimeout(d.timer);
+    d.timer = null;
+    let earliest = Infinity;
+    for (const p of d.pending.values()) earliest = Math.min(earliest, p.dueAt);
+    if (earliest === Infinity || closed) return;
+    d.timer = setTimeout(() => kick(d), Math.max(0, earliest - Date.now()));
+    // A waiting redelivery alone should not keep the process alive.
+    d.timer.unref();
+  }
+
+  async function deliver(d: Durable, stored: StoredMessage, deliveryCount: number): Promise<void> {
+    const handler = d.handlers[d.turn % d.handlers.length];
+    d.turn += 1;
+    const msg: BusMessage = {
+      id: stored.id,
+      subject: stored.subject,
+      payload: JSON.parse(stored.body) as unknown,
+      headers: { ...stored.headers },
+      deliveryCount,
+    };
+    const { durable, maxDeliver, backoffMs } = d.options;
+    try {
+      if (!handler) throw new Error('bus: no handler');
+      await traceProcess('memory', durable, msg, () => handler(msg));
+    } catch (err) {
+      if (deliveryCount >= maxDeliver) {
+        // Dead letters bypass de-duplication: they keep the original id, which was already seen.
+        append(deadLetterSubject(durable, stored.subject), stored.id, stored.body, deadLetterHeaders(stored.headers, err, durable, deliveryCount));
+      } else {
+        d.pending.set(stored.seq, { deliveries: deliveryCount, dueAt: Date.now() + redeliveryDelay(backoffMs, deliveryCount) });
+      }
+    }
+  }
+
+  /** Starts the delivery loop of a durable unless it is running; one delivery at a time. */
+  function kick(d: Durable): void {
+    if (d.running || closed || d.handlers.length === 0) return;
+    d.running = true;
+    void (async () => {
+      try {
+        for (;;) {
+          if (closed || d.handlers.length === 0) return;
+          const next = takeNext(d, Date.now());
+          if (!next) return;
+          d.inFlight = deliver(d, next.stored, next.deliveries + 1);
+          await d.inFlight;
+        }
+      } finally {
+        // Runs in the same tick as the last `takeNext`, so no publish can slip in unnoticed.
+        d.running = false;
+        d.inFlight = null;
+        armTimer(d);
+      }
+    })();
+  }
+
+  /** Adds a subscriber to its durable, creating the durable (at the start of the log) if new. */
+  function attach(opts: SubscribeOptions, handler: MessageHandler): Subscription {
+    assertOpen();
+    const options = resolveSubscribeOptions(opts);
+    let d = durables.get(options.durable);
+    if (!d) {
+      d = { options, cursor: 0, pending: new Map(), handlers: [], turn: 0, running: false, inFlight: null, timer: null };
+      durables.set(options.durable, d);
+    }
+    // Like a JetStream consumer update: the latest subscriber's settings win, the position stays.
+    d.options = options;
+    d.handlers.push(handler);
+    const durable = d;
+    kick(durable);
+    let stopped = false;
+    return {
+      async stop(): Promise<void> {
+        if (stopped) return;
+        stopped = true;
+        durable.handlers = durable.handlers.filter((x) => x !== handler);
+        // Resolve only once the delivery under way is settled, so no handler runs after stop.
+        await durable.inFlight;
+      },
+    };
+  }
+
+  return {
+    kind: 'memory',
+
+    async publish(input: PublishInput): Promise<PublishResult> {
+      assertOpen();
+      assertPublishInput(input);
+      const body = encodePayload(input.payload);
+      return tracePublish<PublishResult>('memory', input, (headers) => {
+        const now = Date.now();
+        pruneSeen(now);
+        if (seen.has(input.id)) return Promise.resolve({ duplicate: true });
+        seen.set(input.id, now);
+        append(input.subject, input.id, body, headers);
+        return Promise.resolve({ duplicate: false });
+      });
+    },
+
+    subscribe<T = unknown>(opts: SubscribeOptions, handler: MessageHandler<T>): Promise<Subscription> {
+      // An executor turns a thrown validation error into a rejection, as callers of a port expect.
+      return new Promise((resolve) => resolve(attach(opts, handler as MessageHandler)));
+    },
+
+    ping(): Promise<void> {
+      return new Promise((resolve) => {
+        assertOpen();
+        resolve();
+      });
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      for (const d of durables.values()) {
+        if (d.timer) clearTimeout(d.timer);
+        d.timer = null;
+      }
+      await Promise.all([...durables.values()].flatMap((d) => (d.inFlight ? [d.inFlight] : [])));
+    },
+  };
+}

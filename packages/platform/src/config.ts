@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/** Raised at boot when the environment does not satisfy a service's config schema. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once, at boot, and fails fast with every problem listed, so a
+ * misconfigured container dies with a readable message instead of misbehaving later.
+ * This (and each service's own config.ts, which calls it) is the only place that reads
+ * process.env.
+ */
+export function parseConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data as z.infer<S>;
+  const lines = result.error.issues.map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+/** An optional URL-ish variable where an empty string means "unset". */
+export const optionalUrl = z.preprocess(emptyToUndefined, z.string().url().optional());
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** The variables every process of the service shares. */
+export const commonConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** PostgreSQL; unset = the embedded PGlite under DATA_DIR. */
+  DATABASE_URL: optionalUrl,
+  /** NATS with JetStream; unset = the in-process bus (embedded mode only). */
+  NATS_URL: optionalUrl,
+  DATA_DIR: z.string().min(1).default('./.data'),
+  /** Shared secret the gateway sends to services; services refuse calls without it. */
+  INTERNAL_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
+  /** The public base URL integrators use; error links are built from it. */
+  PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
+});
+
+export type CommonConfig = z.infer<typeof commonConfigSchema>;
+
+/** OpenTelemetry's own standard variables, read once when tracing starts. */
+export const telemetryConfigSchema = z.object({
+  OTEL_SERVICE_NAME: z.string().min(1).default('connectivity'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+});

@@ -1,0 +1,96 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import knexFactory from 'knex';
+import type { Knex } from 'knex';
+import type { Database } from './types.ts';
+
+export interface CreateDatabaseOptions {
+  /** A PostgreSQL server (distributed mode). Absent: embedded PGlite under `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** Where embedded PGlite keeps its files (`<dataDir>/pglite`); `memory://` keeps nothing on disk. */
+  dataDir?: string | undefined;
+  /** Pool size for a PostgreSQL server; ignored for PGlite, which has exactly one connection. */
+  poolMax?: number | undefined;
+  /** How long a query waits for a free pooled connection before it fails, in ms. */
+  acquireConnectionTimeoutMs?: number | undefined;
+}
+
+export const MEMORY_DATA_DIR = 'memory://';
+
+// Long enough to ride out a relay tick or a migration holding the single PGlite connection,
+// short enough that a leaked transaction shows up as a clear error instead of a hang.
+const DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000;
+
+export async function createDatabase(options: CreateDatabaseOptions = {}): Promise<Database> {
+  if (options.databaseUrl) return createPostgresDatabase(options.databaseUrl, options);
+  return createPgliteDatabase(options.dataDir ?? './.data', options);
+}
+
+function createPostgresDatabase(databaseUrl: string, options: CreateDatabaseOptions): Database {
+  const knex = knexFactory({
+    client: 'pg',
+    connection: databaseUrl,
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+  });
+  return wrap('postgres', knex, async () => {
+    await knex.destroy();
+  });
+}
+
+async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOptions): Promise<Database> {
+  let pglite: PGlite;
+  if (dataDir === MEMORY_DATA_DIR) {
+    pglite = await PGlite.create();
+  } else {
+    const dir = path.resolve(dataDir, 'pglite');
+    await mkdir(dir, { recursive: true });
+    pglite = await PGlite.create(dir);
+  }
+
+  // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes. The knex
+  // pool below is what limits us to one connection; the server allows a little slack so a
+  // reconnect is not refused while the previous socket is still being torn down.
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 4 });
+  try {
+    await server.start();
+  } catch (err) {
+    await pglite.close();
+    throw err;
+  }
+  // After start() the server reports the port the OS actually bound.
+  const port = Number(server.getServerConn().split(':').pop());
+
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' },
+    // PGlite is a single Postgres backend: a second connection would share its session and
+    // transaction state, so the pool holds exactly one and everything else queues for it.
+    pool: { min: 1, max: 1 },
+    acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+  });
+
+  return wrap('pglite', knex, async () => {
+    await knex.destroy();
+    await server.stop();
+    await pglite.close();
+  });
+}
+
+function wrap(kind: Database['kind'], knex: Knex, shutdown: () => Promise<void>): Database {
+  let closing: Promise<void> | undefined;
+  return {
+    kind,
+    knex,
+    async ping() {
+      await knex.raw('select 1');
+    },
+    close() {
+      // Several owners (services sharing the embedded database, test teardown) may call close.
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './create-database.ts';
+export * from './migrate.ts';
+export * from './types.ts';

@@ -1,0 +1,50 @@
+import { ApiError, isApiError } from '@connectivity/contracts';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../logger.ts';
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+/** Maps errors raised by express's body parser to the catalogue (DECISIONS.md "Limits"). */
+function fromBodyParser(error: BodyParserError): ApiError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new ApiError('body_not_json', { message: 'The request body is not valid JSON.' });
+    case 'entity.too.large':
+      return new ApiError('invalid_parameter', { param: 'body', message: 'The request body is larger than 1 MiB.' });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('invalid_parameter', { param: 'body', message: 'The request body must be UTF-8 JSON.' });
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The one place an error becomes a response: the spec's error object, never a stack trace and
+ * never a bare 500. Unknown errors are logged (with the request id, by the logger's mixin) and
+ * answered as `internal_error`.
+ */
+export function errorHandler(options: { baseUrl: string; logger: Logger }): ErrorRequestHandler {
+  return (error: unknown, _req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    let apiError: ApiError;
+    if (isApiError(error)) {
+      apiError = error;
+    } else {
+      apiError = (error instanceof Error && fromBodyParser(error)) || new ApiError('internal_error');
+      if (apiError.code === 'internal_error') options.logger.error({ err: error }, 'unhandled error');
+    }
+    res.status(apiError.status).json(apiError.toBody(options.baseUrl));
+  };
+}
+
+/** Anything no route matched: 404 `no_such_route` (also a known path with an unknown method). */
+export const noSuchRoute: RequestHandler = (req, _res, next) => {
+  next(new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` }));
+};

@@ -1,0 +1,3 @@
+export * from './migration.ts';
+export * from './outbox.ts';
+export * from './relay.ts';

@@ -1,0 +1,3 @@
+export * from './config.ts';
+export * from './cursor-codec.ts';
+export * from './page.ts';

@@ -1,0 +1,3 @@
+export * from './run-service.ts';
+export * from './service-config.ts';
+export * from './types.ts';

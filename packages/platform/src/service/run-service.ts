@@ -1,0 +1,54 @@
+import type { Server } from 'node:http';
+import { createBus } from '../bus/index.ts';
+import { ConfigError } from '../config.ts';
+import { createDatabase } from '../db/create-database.ts';
+import { runMigrations } from '../db/migrate.ts';
+import { createLogger } from '../logger.ts';
+import { shutdownTelemetry } from '../telemetry/start.ts';
+import type { ServiceConfig, ServiceDefinition } from './types.ts';
+
+export function listen(app: { listen: (port: number, host: string) => Server }, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+export const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+
+/**
+ * main.ts of every deployable: read config, build the real database and bus, migrate if asked,
+ * start, listen, and on SIGTERM/SIGINT stop taking requests, stop workers, then close the
+ * bus and the database, so nothing in flight is lost.
+ */
+export async function runService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<void> {
+  const config = definition.loadConfig();
+  const logger = createLogger({ name: definition.name, level: config.LOG_LEVEL });
+  if (!config.INTERNAL_TOKEN) throw new ConfigError('INTERNAL_TOKEN is required when a service runs as its own process.');
+  const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  if (config.MIGRATE_ON_START || db.kind === 'pglite') await runMigrations(db.knex, definition.migrations);
+  const bus = await createBus({ natsUrl: config.NATS_URL });
+  const started = await definition.start({ db, bus, logger }, config);
+  const server = await listen(started.app, config.PORT, config.HOST);
+  logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, `${definition.name} listening`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await closeServer(server);
+    await started.stop();
+    await bus.close();
+    await db.close();
+    await shutdownTelemetry();
+    process.exit(0);
+  };
+  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.once('SIGINT', (signal) => void shutdown(signal));
+}

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { commonConfigSchema, parseConfig, port } from '../config.ts';
+import type { ServiceConfig } from './types.ts';
+
+const booleanFlag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
+
+/** The common schema plus PORT/HOST, extended by each service with its own variables. */
+export const serviceConfigSchema = (defaultPort: number) =>
+  commonConfigSchema.extend({
+    PORT: port(defaultPort),
+    HOST: z.string().default('0.0.0.0'),
+    MIGRATE_ON_START: booleanFlag.default(false),
+  });
+
+/** Parses a service's schema; in embedded mode (no DATABASE_URL) a missing internal token is generated. */
+export function loadServiceConfig<S extends z.ZodType<ServiceConfig, z.ZodTypeDef, unknown>>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const config = parseConfig(schema, env);
+  if (!config.INTERNAL_TOKEN && !config.DATABASE_URL) config.INTERNAL_TOKEN = randomBytes(24).toString('base64url');
+  return config;
+}

@@ -1,0 +1,160 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createDatabase } from '../src/db/create-database.ts';
+import type { Database } from '../src/db/types.ts';
+import { createTestDatabase, testDatabaseBackends } from '../src/testing/database.ts';
+
+// Starting PGlite (a WASM Postgres) takes a few seconds on a cold machine.
+const SETUP_TIMEOUT = 60_000;
+
+describe.each(testDatabaseBackends())('database on $kind', ({ kind, create }) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await create();
+  }, SETUP_TIMEOUT);
+  afterAll(() => db?.close());
+
+  test('connects, reports its kind and answers ping', async () => {
+    expect(db.kind).toBe(kind);
+    await expect(db.ping()).resolves.toBeUndefined();
+    const { rows } = await db.knex.raw<{ rows: { one: number }[] }>('select 1 as one');
+    expect(rows).toEqual([{ one: 1 }]);
+  });
+
+  test('commits and rolls back transactions', async () => {
+    await db.knex.schema.createTable('tx_items', (t) => {
+      t.text('id').primary();
+    });
+    await db.knex.transaction(async (trx) => {
+      await trx('tx_items').insert({ id: 'kept' });
+    });
+    await expect(
+      db.knex.transaction(async (trx) => {
+        await trx('tx_items').insert({ id: 'dropped' });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await db.knex('tx_items').pluck('id')).toEqual(['kept']);
+  });
+
+  test('two concurrent transactions both complete', async () => {
+    await db.knex.schema.createTable('concurrent_steps', (t) => {
+      t.increments('seq');
+      t.text('trx');
+    });
+    const run = (name: string) =>
+      db.knex.transaction(async (trx) => {
+        await trx('concurrent_steps').insert({ trx: name });
+        await trx.raw('select 1');
+        await trx('concurrent_steps').insert({ trx: name });
+      });
+    await Promise.all([run('a'), run('b')]);
+
+    const order = await db.knex('concurrent_steps').orderBy('seq').pluck('trx');
+    expect([...order].sort()).toEqual(['a', 'a', 'b', 'b']);
+    if (kind === 'pglite') {
+      // One connection: the second transaction waits for the pool, so they never interleave.
+      expect([['a', 'a', 'b', 'b'], ['b', 'b', 'a', 'a']]).toContainEqual(order);
+    }
+  });
+});
+
+describe('embedded PGlite', () => {
+  test(
+    'keeps its data on disk across close and reopen',
+    async () => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-db-'));
+      try {
+        const first = await createDatabase({ dataDir });
+        expect(first.kind).toBe('pglite');
+        await first.knex.raw('create schema inventory');
+        await first.knex.schema.withSchema('inventory').createTable('esims', (t) => {
+          t.text('id').primary();
+        });
+        await first.knex.withSchema('inventory').table('esims').insert({ id: 'esim_1' });
+        await first.close();
+        expect(existsSync(path.join(dataDir, 'pglite'))).toBe(true);
+
+        const second = await createDatabase({ dataDir });
+        try {
+          expect(await second.knex.withSchema('inventory').from('esims').pluck('id')).toEqual(['esim_1']);
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    SETUP_TIMEOUT,
+  );
+
+  test(
+    'serves every caller through one connection, and close is idempotent',
+    async () => {
+      const db = await createDatabase({ dataDir: 'memory://' });
+      try {
+        // Many callers at once all get an answer, from the same single backend.
+        const pids = await Promise.all(
+          Array.from({ length: 5 }, async () => {
+            const { rows } = await db.knex.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid');
+            return rows[0]?.pid;
+          }),
+        );
+        expect(new Set(pids).size).toBe(1);
+      } finally {
+        await Promise.all([db.close(), db.close()]);
+      }
+      await expect(db.ping()).rejects.toThrow();
+    },
+    SETUP_TIMEOUT,
+  );
+});
+
+describe('PostgreSQL server', () => {
+  test('ping fails when the server is unreachable', async () => {
+    // Port 1 on loopback refuses connections: nothing listens there.
+    const db = await createDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/postgres', acquireConnectionTimeoutMs: 2_000 });
+    try {
+      expect(db.kind).toBe('postgres');
+      await expect(db.ping()).rejects.toThrow();
+    } finally {
+      await db.close();
+    }
+  });
+
+  // Runs on whichever backend the suite is given: isolation always, the drop on PostgreSQL.
+  test(
+    'createTestDatabase gives each caller its own database and drops it on close',
+    async () => {
+      const [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+      await a.knex.schema.createTable('only_in_a', (t) => {
+        t.text('id');
+      });
+      expect(await b.knex.schema.hasTable('only_in_a')).toBe(false);
+      expect(a.kind).toBe(process.env.DATABASE_URL ? 'postgres' : 'pglite');
+      if (a.kind === 'pglite') {
+        await Promise.all([a.close(), b.close()]);
+        return;
+      }
+      const nameOf = async (db: Database) =>
+        (await db.knex.raw<{ rows: { name: string }[] }>('select current_database() as name')).rows[0]?.name;
+      const nameA = (await nameOf(a)) ?? '';
+      const nameB = (await nameOf(b)) ?? '';
+      expect(nameA).toMatch(/^test_/);
+      expect(nameA).not.toBe(nameB);
+      await Promise.all([a.close(), b.close()]);
+      const admin = knexFactory({ client: 'pg', connection: process.env.DATABASE_URL as string, pool: { min: 0, max: 1 } });
+      try {
+        const left = await admin('pg_database').whereIn('datname', [nameA, nameB]).pluck('datname');
+        expect(left).toEqual([]);
+      } finally {
+        await admin.destroy();
+      }
+    },
+    SETUP_TIMEOUT,
+  );
+});
