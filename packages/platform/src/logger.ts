@@ -1,5 +1,5 @@
 import { trace, context } from '@opentelemetry/api';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { currentRequestId } from './request-context.ts';
 
 export type { Logger };
@@ -25,9 +25,10 @@ export const REDACTED_PATHS = [
 ];
 
 /** pino with the request id and the active trace/span ids on every line. */
-export function createLogger(options: { name: string; level?: string } & Omit<LoggerOptions, 'name' | 'level'>): Logger {
+export function createLogger(options: { name: string; level?: string } & Omit<LoggerOptions, 'name' | 'level'>, destination?: DestinationStream): Logger {
   const { name, level = 'info', ...rest } = options;
-  return pino({
+  return pino(
+    {
     name,
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -43,5 +44,5 @@ export function createLogger(options: { name: string; level?: string } & Omit<Lo
       return fields;
     },
     ...rest,
-  });
+  }, destination);
 }

@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { commonConfigSchema, ConfigError, hasPrefix, loadServiceConfig, newId, parseConfig, serviceConfigSchema } from '../src/index.ts';
+
+describe('parseConfig', () => {
+  test('applies defaults and treats empty strings as unset', () => {
+    const config = parseConfig(commonConfigSchema, { DATABASE_URL: '', NATS_URL: '' });
+    expect(config).toMatchObject({ LOG_LEVEL: 'info', DATA_DIR: './.data', DATABASE_URL: undefined, NATS_URL: undefined });
+  });
+
+  test('fails fast, naming every bad variable', () => {
+    const schema = commonConfigSchema.extend({ PORT: z.coerce.number().int() });
+    expect(() => parseConfig(schema, { LOG_LEVEL: 'loud', DATABASE_URL: 'not a url', PORT: 'eighty' })).toThrowError(ConfigError);
+    try {
+      parseConfig(schema, { LOG_LEVEL: 'loud', DATABASE_URL: 'not a url', PORT: 'eighty' });
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toContain('LOG_LEVEL');
+      expect(message).toContain('DATABASE_URL');
+      expect(message).toContain('PORT');
+    }
+  });
+
+  test('a service config generates an internal token only in the embedded mode', () => {
+    const schema = serviceConfigSchema(8081);
+    const embedded = loadServiceConfig(schema, {});
+    expect(embedded.PORT).toBe(8081);
+    expect(embedded.INTERNAL_TOKEN?.length).toBeGreaterThanOrEqual(16);
+    const distributed = loadServiceConfig(schema, { DATABASE_URL: 'postgres://db/x' });
+    expect(distributed.INTERNAL_TOKEN).toBeUndefined();
+  });
+});
+
+describe('newId', () => {
+  test('prefix, underscore, 26 lowercase time-sortable characters', () => {
+    const first = newId('esim', 1_000);
+    const second = newId('esim', 2_000);
+    expect(first).toMatch(/^esim_[0-9a-z]{26}$/);
+    expect(first < second).toBe(true);
+    expect(hasPrefix(first, 'esim')).toBe(true);
+    expect(hasPrefix(first, 'order')).toBe(false);
+    expect(newId('order')).toMatch(/^ord_/);
+    expect(newId('webhookAttempt')).toMatch(/^msgatt_/);
+  });
+});
