@@ -1,4 +1,4 @@
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -8,6 +8,19 @@ import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { parseConfig, telemetryConfigSchema } from '../config.ts';
 
 let sdk: NodeSDK | undefined;
+
+type SpanProcessor = NonNullable<NodeSDKConfiguration['spanProcessors']>[number];
+
+/**
+ * Without a span processor the SDK registers no tracer provider and every span is a no-op with
+ * an all-zero trace id; this one records nothing but keeps spans (and trace ids) real.
+ */
+const keepSpansLocal: SpanProcessor = {
+  onStart: () => {},
+  onEnd: () => {},
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
 
 /**
  * Starts tracing for the process. Spans are always created (so logs carry trace ids and the
@@ -19,7 +32,7 @@ export function startTelemetry(): void {
   sdk = new NodeSDK({
     serviceName: config.OTEL_SERVICE_NAME,
     traceExporter: config.OTEL_EXPORTER_OTLP_ENDPOINT ? new OTLPTraceExporter() : undefined,
-    spanProcessors: config.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : [],
+    spanProcessors: config.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : [keepSpansLocal],
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new ExpressInstrumentation(),

@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+function runTracedApp(env: NodeJS.ProcessEnv): Promise<{ traceId: string | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', './src/telemetry/register.mjs', 'test/fixtures/traced-app.ts'], {
+      cwd: packageDir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`exit ${code}`));
+      else resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { traceId: string | null });
+    });
+  });
+}
+
+describe('telemetry (node --import register.mjs)', () => {
+  test('express handlers run inside a real span that continues the incoming traceparent', async () => {
+    // No endpoint: nothing is exported, yet spans are real (trace ids in logs, bus propagation).
+    const seen = await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: '' });
+    expect(seen.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  });
+
+  test('spans are exported over OTLP/HTTP when an endpoint is configured', async () => {
+    const bodies: string[] = [];
+    const collector = createServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('latin1')));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+      await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      const exported = bodies.join('\n');
+      expect(exported).toContain('telemetry-test');
+      expect(exported).toContain('0af7651916cd43dd8448eb211c80319c');
+    } finally {
+      await new Promise<void>((resolve) => collector.close(() => resolve()));
+    }
+  });
+});
