@@ -1,0 +1,31 @@
+import { createCursorCodec, createServiceApp, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
+import type { Express } from 'express';
+import type { Config } from './config.ts';
+import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
+import { mountEventRoutes } from './routes/events.ts';
+import { mountWebhookRoutes } from './routes/webhooks.ts';
+
+export interface AppDeps extends ServiceRuntime {
+  config: Config;
+  /** DNS for live endpoint checks; the system resolver unless a test plays DNS. */
+  resolveHost?: ResolveHost;
+  /** Told when requests queue deliveries (replay), so the worker starts them at once. */
+  onQueued?: () => void;
+}
+
+/** The notifications HTTP app; never listens, so tests drive it with supertest. */
+export function createApp(deps: AppDeps): Express {
+  const cursors = createCursorCodec(resolveCursorSecret(deps.config));
+  const resolveHost = deps.resolveHost ?? systemResolveHost;
+  const onQueued = deps.onQueued ?? (() => {});
+  return createServiceApp({
+    logger: deps.logger,
+    baseUrl: deps.config.PUBLIC_BASE_URL,
+    internalToken: deps.config.INTERNAL_TOKEN ?? '',
+    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    routes: (app) => {
+      mountEventRoutes(app, { db: deps.db, cursors, onQueued });
+      mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost });
+    },
+  });
+}

@@ -1,0 +1,51 @@
+import { cursorSecretSchema, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
+import { z } from 'zod';
+import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-policy.ts';
+
+const msList = (fallback: readonly number[]) =>
+  z
+    .string()
+    .default(fallback.join(','))
+    .transform((value, ctx) => {
+      const list = value.split(',').map((part) => Number(part.trim()));
+      if (list.some((ms) => !Number.isInteger(ms) || ms < 0)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of non-negative integers (ms)' });
+        return z.NEVER;
+      }
+      return list;
+    });
+
+const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+/** notifications's environment, parsed once at boot (the platform's common variables + its own). */
+export const configSchema = serviceConfigSchema(8084)
+  .extend({
+    CURSOR_SECRET: cursorSecretSchema,
+    /** A delivery fails when no answer comes within this time (DECISIONS.md: 15 s). */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+    /** Delays before retries 1..n; its length + 1 attempts in all. */
+    WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS),
+    /** Each retry delay moves by up to this fraction either way. */
+    WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
+    /** The longest `Retry-After` that is honoured. */
+    WEBHOOK_MAX_RETRY_AFTER_MS: ms(24 * 3_600_000),
+    /** An endpoint that has failed every delivery for this long is disabled. */
+    WEBHOOK_DISABLE_AFTER_MS: ms(5 * 24 * 3_600_000),
+    /** How often the delivery worker looks for due work when idle. */
+    DELIVERY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
+    /** Attempts a worker makes at once. */
+    DELIVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    /** How long a claimed attempt belongs to its worker; must exceed the timeout. */
+    DELIVERY_LEASE_MS: z.coerce.number().int().min(1).default(60_000),
+    /** Event consumer: deliveries before a message that cannot be stored is dead-lettered. */
+    EVENT_MAX_DELIVER: z.coerce.number().int().min(1).default(5),
+    EVENT_REDELIVERY_BACKOFF_MS: msList([1_000, 10_000, 60_000]),
+  })
+  .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_TIMEOUT_MS, {
+    path: ['DELIVERY_LEASE_MS'],
+    message: 'must be longer than WEBHOOK_TIMEOUT_MS, so an attempt under way is never claimed twice',
+  });
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env) => loadServiceConfig(configSchema, env);

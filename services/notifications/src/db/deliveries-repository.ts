@@ -1,0 +1,239 @@
+import type { ApiEvent as Event, Environment, EventType } from '@connectivity/contracts';
+import type { Knex } from 'knex';
+
+/**
+ * Delivery work lives here, not in process memory: a `pending` row is due at `next_attempt_at`.
+ * A worker claims due rows with FOR UPDATE SKIP LOCKED and pushes `next_attempt_at` past the
+ * lease, so no other instance takes the same attempt; a worker that dies mid-attempt simply
+ * lets the lease run out and the row becomes due again.
+ */
+
+// Endpoints an event goes to: same account and environment, live (not deleted or disabled), subscribed to its type.
+const MATCHING_ENDPOINTS = `
+  e.account_id = ev.account_id
+  and e.environment = ev.environment
+  and e.deleted_at is null
+  and not e.disabled
+  and (e.enabled_events @> '["*"]'::jsonb or e.enabled_events @> jsonb_build_array(ev.type))`;
+
+/** Queues a just-stored event for every matching endpoint, in the transaction that stored it. */
+export async function enqueueEvent(trx: Knex.Transaction, eventId: string, now: Date): Promise<number> {
+  const result = await trx.raw<{ rowCount: number }>(
+    `insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at)
+     select ev.id, e.id, 'pending', ?
+     from notifications.events ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
+     where ev.id = ?`,
+    [now, eventId],
+  );
+  return result.rowCount;
+}
+
+export type ReplayFilter = { eventId: string } | { since: number };
+
+/** Queues past events again (fresh deliveries, same event ids); returns what was queued. */
+export async function enqueueReplay(
+  knex: Knex,
+  scope: { accountId: string; environment: Environment },
+  filter: ReplayFilter,
+  now: Date,
+): Promise<{ events: number; endpoints: number }> {
+  const [condition, value] = 'eventId' in filter ? ['ev.id = ?', filter.eventId] : ['ev.created_at >= ?', filter.since];
+  const result = await knex.raw<{ rows: { event_id: string; endpoint_id: string }[] }>(
+    `insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at, replay)
+     select ev.id, e.id, 'pending', ?, true
+     from notifications.events ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
+     where ev.account_id = ? and ev.environment = ? and ${condition}
+     returning event_id, endpoint_id`,
+    [now, scope.accountId, scope.environment, value],
+  );
+  return {
+    events: new Set(result.rows.map((row) => row.event_id)).size,
+    endpoints: new Set(result.rows.map((row) => row.endpoint_id)).size,
+  };
+}
+
+/** One attempt a worker now owns: what to send and where. */
+export interface Claim {
+  deliveryId: string;
+  token: string;
+  attempt: number;
+  endpoint: { id: string; url: string; secret: string; environment: Environment };
+  event: Event;
+}
+
+interface DueRow {
+  id: string;
+  attempts: number;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  environment: Environment;
+  usable: boolean;
+  envelope: Event;
+}
+
+/** Claims up to `limit` due deliveries until `leaseUntil`; deliveries of endpoints disabled meanwhile are cancelled. */
+export async function claimDue(
+  knex: Knex,
+  options: { now: Date; leaseUntil: Date; limit: number; token: string },
+): Promise<Claim[]> {
+  return knex.transaction(async (trx) => {
+    const due = await trx.raw<{ rows: DueRow[] }>(
+      `select d.id, d.attempts, d.endpoint_id, e.url, e.secret, e.environment,
+              (e.deleted_at is null and not e.disabled) as usable, ev.envelope
+       from notifications.deliveries d
+       join notifications.endpoints e on e.id = d.endpoint_id
+       join notifications.events ev on ev.id = d.event_id
+       where d.status = 'pending' and d.next_attempt_at <= ?
+       order by d.next_attempt_at
+       limit ?
+       for update of d skip locked`,
+      [options.now, options.limit],
+    );
+    const usable = due.rows.filter((row) => row.usable);
+    const stale = due.rows.filter((row) => !row.usable).map((row) => row.id);
+    if (stale.length > 0) {
+      await trx('notifications.deliveries').whereIn('id', stale).update({ status: 'cancelled', updated_at: options.now });
+    }
+    if (usable.length > 0) {
+      await trx('notifications.deliveries')
+        .whereIn(
+          'id',
+          usable.map((row) => row.id),
+        )
+        .update({
+          attempts: trx.raw('attempts + 1'),
+          next_attempt_at: options.leaseUntil,
+          claim_token: options.token,
+          updated_at: options.now,
+        });
+    }
+    return usable.map((row) => ({
+      deliveryId: String(row.id),
+      token: options.token,
+      attempt: row.attempts + 1,
+      endpoint: { id: row.endpoint_id, url: row.url, secret: row.secret, environment: row.environment },
+      event: row.envelope,
+    }));
+  });
+}
+
+export interface AttemptRecord {
+  id: string;
+  claim: Claim;
+  succeeded: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** When to try again; null after success or the last attempt. */
+  nextAttemptAt: Date | null;
+  /** Disable the endpoint now, with this reason (410). */
+  disableReason: string | undefined;
+  at: Date;
+}
+
+/**
+ * Records one attempt and moves its delivery on, in one transaction; also keeps the endpoint's
+ * failure streak, disabling it when the receiver said 410 or has failed for `disableAfterMs`.
+ */
+export async function recordAttempt(
+  knex: Knex,
+  record: AttemptRecord,
+  options: { disableAfterMs: number; streakReason: string },
+): Promise<void> {
+  const { claim, at } = record;
+  await knex.transaction(async (trx) => {
+    const status = record.succeeded ? 'succeeded' : record.nextAttemptAt ? 'pending' : 'failed';
+    // Only the holder of the claim moves the delivery on; a worker whose lease ran out records its attempt and stops.
+    await trx('notifications.deliveries')
+      .where({ id: claim.deliveryId, claim_token: claim.token })
+      .update({ status, next_attempt_at: record.nextAttemptAt ?? at, claim_token: null, updated_at: at });
+    await trx('notifications.attempts')
+      .insert({
+        id: record.id,
+        delivery_id: claim.deliveryId,
+        endpoint_id: claim.endpoint.id,
+        event_id: claim.event.id,
+        event_type: claim.event.type,
+        attempt: claim.attempt,
+        status: record.succeeded ? 'succeeded' : 'failed',
+        status_code: record.statusCode,
+        error: record.error,
+        duration_ms: record.durationMs,
+        next_retry_at: record.nextAttemptAt,
+        created_at: at,
+      })
+      .onConflict(['delivery_id', 'attempt'])
+      .ignore();
+
+    const endpoints = trx('notifications.endpoints').where({ id: claim.endpoint.id });
+    if (record.succeeded) {
+      await endpoints.whereNotNull('failing_since').update({ failing_since: null });
+      return;
+    }
+    const [streak] = await endpoints
+      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
+      .returning<{ failing_since: Date; disabled: boolean }[]>(['failing_since', 'disabled']);
+    if (!streak || streak.disabled) return;
+    const reason =
+      record.disableReason ??
+      (at.getTime() - new Date(streak.failing_since).getTime() >= options.disableAfterMs ? options.streakReason : undefined);
+    if (reason === undefined) return;
+    await trx('notifications.endpoints').where({ id: claim.endpoint.id }).update({
+      disabled: true,
+      disabled_reason: reason,
+      updated_at: Math.floor(at.getTime() / 1000),
+    });
+    await trx('notifications.deliveries')
+      .where({ endpoint_id: claim.endpoint.id, status: 'pending' })
+      .update({ status: 'cancelled', claim_token: null, updated_at: at });
+  });
+}
+
+export interface AttemptView {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: EventType;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  nextRetryAt: Date | null;
+  createdAt: Date;
+}
+
+interface AttemptRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: EventType;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  next_retry_at: Date | null;
+  created_at: Date;
+}
+
+/** A page of an endpoint's attempts, newest first (attempt ids sort by time). */
+export async function listAttempts(knex: Knex, endpointId: string, afterId: string | undefined, fetch: number): Promise<AttemptView[]> {
+  const query = knex('notifications.attempts').where({ endpoint_id: endpointId }).orderBy('id', 'desc').limit(fetch);
+  if (afterId !== undefined) query.andWhere('id', '<', afterId);
+  const rows = (await query) as AttemptRow[];
+  return rows.map((row) => ({
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    status: row.status,
+    statusCode: row.status_code,
+    error: row.error,
+    durationMs: row.duration_ms,
+    nextRetryAt: row.next_retry_at,
+    createdAt: row.created_at,
+  }));
+}

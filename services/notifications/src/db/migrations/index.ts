@@ -1,0 +1,10 @@
+import type { MigrationSet } from '@connectivity/platform';
+import * as init from './0001_init.ts';
+
+/** notifications owns the `notifications` schema; its tables are always schema-qualified. */
+export const SCHEMA = 'notifications';
+
+export const migrations: MigrationSet = {
+  schema: SCHEMA,
+  migrations: { '0001_init': init },
+};

@@ -1,0 +1,56 @@
+import { eventSchema } from '@connectivity/contracts';
+import type { Bus, Database, InternalEvent, Logger, Subscription } from '@connectivity/platform';
+import { z } from 'zod';
+import { enqueueEvent } from '../db/deliveries-repository.ts';
+import { insertEvent } from '../db/events-repository.ts';
+
+/** The durable consumer's name: every notifications instance shares it, so each event is handled once. */
+export const EVENTS_DURABLE = 'notifications';
+
+const internalEventSchema = eventSchema.extend({ account_id: z.string().min(1).max(200) });
+
+/** A message that can never be stored: retrying will not help, so it goes to the dead letters. */
+export class UnstorableEventError extends Error {
+  override readonly name = 'UnstorableEventError';
+}
+
+export interface EventConsumerOptions {
+  bus: Bus;
+  db: Database;
+  logger: Logger;
+  maxDeliver: number;
+  backoffMs: number[];
+  /** Called after an event was stored and queued, so delivery can start without waiting for a poll. */
+  onStored?: () => void;
+}
+
+/**
+ * Stores every event from the bus once (idempotent on the event id) and queues its deliveries
+ * in the same transaction; the message is acked only after that commit (the handler resolves).
+ * A failure is redelivered by the bus, and after `maxDeliver` failures dead-lettered, so a bad
+ * message never blocks the ones behind it.
+ */
+export async function startEventConsumer(options: EventConsumerOptions): Promise<Subscription> {
+  const { db, logger } = options;
+  return options.bus.subscribe(
+    { durable: EVENTS_DURABLE, filterSubjects: ['events.>'], maxDeliver: options.maxDeliver, backoffMs: options.backoffMs },
+    async (msg) => {
+      const parsed = internalEventSchema.safeParse(msg.payload);
+      if (!parsed.success) {
+        logger.error({ message_id: msg.id, subject: msg.subject, delivery: msg.deliveryCount }, 'event is not a valid event envelope');
+        throw new UnstorableEventError(`message ${msg.id} on ${msg.subject} is not a valid event envelope`);
+      }
+      const event = parsed.data as InternalEvent;
+      const queued = await db.knex.transaction(async (trx) => {
+        if (!(await insertEvent(trx, event))) return undefined;
+        return enqueueEvent(trx, event.id, new Date());
+      });
+      if (queued === undefined) {
+        logger.debug({ event_id: event.id }, 'event already stored');
+        return;
+      }
+      logger.debug({ event_id: event.id, type: event.type, deliveries: queued }, 'event stored');
+      if (queued > 0) options.onStored?.();
+    },
+  );
+}

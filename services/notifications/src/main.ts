@@ -1,0 +1,4 @@
+import { runService } from '@connectivity/platform';
+import { notificationsService } from './service.ts';
+
+await runService(notificationsService);

@@ -1,0 +1,40 @@
+import { eventRoutes } from '@connectivity/contracts';
+import { getIdentity, toPage, tsRestOptions, type CursorCodec, type Database } from '@connectivity/platform';
+import { initServer, createExpressEndpoints } from '@ts-rest/express';
+import type { Express } from 'express';
+import { z } from 'zod';
+import { listEvents } from '../db/events-repository.ts';
+import { replayEvents } from '../use-cases/replay-events.ts';
+
+const positionSchema = z.object({ c: z.number().int(), i: z.string() });
+
+export interface EventRouteDeps {
+  db: Database;
+  cursors: CursorCodec;
+  /** Replayed deliveries are due at once: let the worker know. */
+  onQueued: () => void;
+}
+
+/** GET /v1/events and POST /v1/events/replay. */
+export function mountEventRoutes(app: Express, deps: EventRouteDeps): void {
+  const s = initServer();
+  const router = s.router(eventRoutes, {
+    listEvents: async ({ query, res }) => {
+      const identity = getIdentity(res);
+      const scope = { accountId: identity.accountId, environment: identity.environment };
+      const binding = { list: 'events', account: scope.accountId, environment: scope.environment };
+      const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, positionSchema);
+      const events = await listEvents(deps.db.knex, scope, after && { createdAt: after.c, id: after.i }, query.limit + 1);
+      return {
+        status: 200,
+        body: toPage(events, query.limit, (last) => deps.cursors.encode({ c: last.created_at, i: last.id }, binding)),
+      };
+    },
+    replayEvents: async ({ body, res }) => {
+      const result = await replayEvents(deps.db, getIdentity(res), body ?? {});
+      if (result.queued > 0) deps.onQueued();
+      return { status: 200, body: result };
+    },
+  });
+  createExpressEndpoints(eventRoutes, router, app, tsRestOptions);
+}

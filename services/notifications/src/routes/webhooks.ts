@@ -1,0 +1,67 @@
+import { webhookRoutes } from '@connectivity/contracts';
+import { getIdentity, toPage, tsRestOptions, type CursorCodec } from '@connectivity/platform';
+import { initServer, createExpressEndpoints } from '@ts-rest/express';
+import type { Express } from 'express';
+import { z } from 'zod';
+import { listAttempts } from '../db/deliveries-repository.ts';
+import { listEndpoints } from '../db/endpoints-repository.ts';
+import {
+  changeEndpoint,
+  createEndpoint,
+  getOwnEndpoint,
+  removeEndpoint,
+  type EndpointDeps,
+} from '../use-cases/webhook-endpoints.ts';
+import { presentAttempt, presentEndpoint } from './present.ts';
+
+const idPosition = z.object({ i: z.string() });
+
+export interface WebhookRouteDeps extends EndpointDeps {
+  cursors: CursorCodec;
+}
+
+/** The /v1/webhooks noun of DECISIONS.md. */
+export function mountWebhookRoutes(app: Express, deps: WebhookRouteDeps): void {
+  const s = initServer();
+  const router = s.router(webhookRoutes, {
+    createWebhook: async ({ body, res }) => {
+      const endpoint = await createEndpoint(deps, getIdentity(res), body);
+      return { status: 201, body: { ...presentEndpoint(endpoint), secret: endpoint.secret } };
+    },
+    listWebhooks: async ({ query, res }) => {
+      const identity = getIdentity(res);
+      const scope = { accountId: identity.accountId, environment: identity.environment };
+      const binding = { list: 'webhooks', account: scope.accountId, environment: scope.environment };
+      const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, idPosition).i;
+      const endpoints = await listEndpoints(deps.db.knex, scope, after, query.limit + 1);
+      return {
+        status: 200,
+        body: toPage(endpoints.map(presentEndpoint), query.limit, (last) => deps.cursors.encode({ i: last.id }, binding)),
+      };
+    },
+    getWebhook: async ({ params, res }) => {
+      const endpoint = await getOwnEndpoint(deps, getIdentity(res), params.id);
+      return { status: 200, body: presentEndpoint(endpoint) };
+    },
+    updateWebhook: async ({ params, body, res }) => {
+      const endpoint = await changeEndpoint(deps, getIdentity(res), params.id, body);
+      return { status: 200, body: presentEndpoint(endpoint) };
+    },
+    deleteWebhook: async ({ params, res }) => {
+      await removeEndpoint(deps, getIdentity(res), params.id);
+      return { status: 200, body: { object: 'webhook_endpoint', id: params.id, deleted: true } };
+    },
+    listWebhookDeliveries: async ({ params, query, res }) => {
+      const identity = getIdentity(res);
+      const endpoint = await getOwnEndpoint(deps, identity, params.id);
+      const binding = { list: 'webhook_deliveries', account: identity.accountId, environment: identity.environment, endpoint: endpoint.id };
+      const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, idPosition).i;
+      const attempts = await listAttempts(deps.db.knex, endpoint.id, after, query.limit + 1);
+      return {
+        status: 200,
+        body: toPage(attempts.map(presentAttempt), query.limit, (last) => deps.cursors.encode({ i: last.id }, binding)),
+      };
+    },
+  });
+  createExpressEndpoints(webhookRoutes, router, app, tsRestOptions);
+}

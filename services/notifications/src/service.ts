@@ -1,0 +1,67 @@
+import type { ServiceDefinition } from '@connectivity/platform';
+import { createApp } from './app.ts';
+import { loadConfig, type Config } from './config.ts';
+import { migrations } from './db/migrations/index.ts';
+import { startDeliveryWorker } from './delivery/delivery-worker.ts';
+import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
+import { startEventConsumer } from './events/event-consumer.ts';
+
+/** Test hooks beyond the runtime: a DNS stand-in. */
+export interface NotificationsOptions {
+  resolveHost?: ResolveHost;
+}
+
+/**
+ * notifications: the HTTP app, the durable event consumer and the delivery worker. Stopping
+ * ends the consumer first (nothing new is queued), then lets the worker record the attempts
+ * under way; pending work stays in the database for the next instance.
+ */
+export function createNotificationsService(options: NotificationsOptions = {}): ServiceDefinition<Config> {
+  return {
+    name: 'notifications',
+    migrations,
+    loadConfig,
+    async start(runtime, config) {
+      const resolveHost = options.resolveHost ?? systemResolveHost;
+      const worker = startDeliveryWorker({
+        db: runtime.db,
+        logger: runtime.logger,
+        policy: {
+          scheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS,
+          jitter: config.WEBHOOK_RETRY_JITTER,
+          maxRetryAfterMs: config.WEBHOOK_MAX_RETRY_AFTER_MS,
+        },
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        leaseMs: config.DELIVERY_LEASE_MS,
+        pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
+        batchSize: config.DELIVERY_BATCH_SIZE,
+        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+        resolveHost,
+      });
+      let consumer;
+      try {
+        consumer = await startEventConsumer({
+          bus: runtime.bus,
+          db: runtime.db,
+          logger: runtime.logger,
+          maxDeliver: config.EVENT_MAX_DELIVER,
+          backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS,
+          onStored: () => worker.wake(),
+        });
+      } catch (err) {
+        await worker.stop();
+        throw err;
+      }
+      const app = createApp({ ...runtime, config, resolveHost, onQueued: () => worker.wake() });
+      return {
+        app,
+        async stop() {
+          await consumer.stop();
+          await worker.stop();
+        },
+      };
+    },
+  };
+}
+
+export const notificationsService: ServiceDefinition<Config> = createNotificationsService();

@@ -1,0 +1,111 @@
+import { ApiError, type Environment } from '@connectivity/contracts';
+import { newId, type Database, type Identity } from '@connectivity/platform';
+import { normalizeEnabledEvents } from '../domain/enabled-events.ts';
+import { checkEndpointUrl, liveAddressMessage, hostOf } from '../domain/endpoint-url.ts';
+import { newWebhookSecret } from '../domain/webhook-secret.ts';
+import {
+  deleteEndpoint,
+  findEndpoint,
+  insertEndpoint,
+  isUniqueViolation,
+  updateEndpoint,
+  type EndpointChanges,
+  type EndpointRecord,
+} from '../db/endpoints-repository.ts';
+import { checkPublicHost, type ResolveHost } from '../delivery/public-host.ts';
+
+export interface EndpointDeps {
+  db: Database;
+  resolveHost: ResolveHost;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The URL an endpoint may have in `environment`: the static rules, then for live ones the DNS answer. */
+async function acceptedUrl(raw: string, environment: Environment, resolveHost: ResolveHost): Promise<string> {
+  const url = checkEndpointUrl(raw, environment);
+  if (environment === 'live') {
+    const check = await checkPublicHost(url, resolveHost);
+    if (!check.ok) {
+      throw new ApiError('invalid_parameter', { param: 'url', message: liveAddressMessage(hostOf(url)), detail: check.reason });
+    }
+  }
+  return url.toString();
+}
+
+const duplicateUrl = (url: string) =>
+  new ApiError('already_exists', {
+    param: 'url',
+    message: `An endpoint for ${url} already exists in this environment; update it instead of creating another.`,
+  });
+
+export async function createEndpoint(
+  deps: EndpointDeps,
+  identity: Identity,
+  input: { url: string; enabled_events: string[]; description?: string | undefined },
+): Promise<EndpointRecord> {
+  const url = await acceptedUrl(input.url, identity.environment, deps.resolveHost);
+  const now = nowSeconds();
+  const endpoint: EndpointRecord = {
+    id: newId('webhookEndpoint'),
+    accountId: identity.accountId,
+    environment: identity.environment,
+    url,
+    description: input.description ?? null,
+    enabledEvents: normalizeEnabledEvents(input.enabled_events),
+    secret: newWebhookSecret(),
+    disabled: false,
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await insertEndpoint(deps.db.knex, endpoint);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateUrl(url);
+    throw err;
+  }
+  return endpoint;
+}
+
+/**
+ * The caller's endpoint: another account's (or an unknown id) is 404, the same account's in the
+ * other environment is 403 (DECISIONS.md "Authentication and keys").
+ */
+export async function getOwnEndpoint(deps: Pick<EndpointDeps, 'db'>, identity: Identity, id: string): Promise<EndpointRecord> {
+  const endpoint = await findEndpoint(deps.db.knex, identity.accountId, id);
+  if (!endpoint) throw new ApiError('resource_not_found', { param: 'id', message: `No webhook endpoint ${id}.` });
+  if (endpoint.environment !== identity.environment) {
+    throw new ApiError(identity.environment === 'test' ? 'test_key_live_resource' : 'live_key_test_resource', {
+      param: 'id',
+      message: `Webhook endpoint ${id} belongs to the ${endpoint.environment} environment; use the ${endpoint.environment} key.`,
+    });
+  }
+  return endpoint;
+}
+
+export async function changeEndpoint(
+  deps: EndpointDeps,
+  identity: Identity,
+  id: string,
+  input: { url?: string | undefined; enabled_events?: string[] | undefined; description?: string | undefined; disabled?: boolean | undefined },
+): Promise<EndpointRecord> {
+  const endpoint = await getOwnEndpoint(deps, identity, id);
+  const changes: EndpointChanges = {};
+  if (input.url !== undefined) changes.url = await acceptedUrl(input.url, endpoint.environment, deps.resolveHost);
+  if (input.enabled_events !== undefined) changes.enabledEvents = normalizeEnabledEvents(input.enabled_events);
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.disabled !== undefined) changes.disabled = input.disabled;
+  try {
+    await updateEndpoint(deps.db.knex, id, changes, nowSeconds());
+  } catch (err) {
+    if (isUniqueViolation(err) && changes.url !== undefined) throw duplicateUrl(changes.url);
+    throw err;
+  }
+  return getOwnEndpoint(deps, identity, id);
+}
+
+export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, identity: Identity, id: string): Promise<void> {
+  await getOwnEndpoint(deps, identity, id);
+  await deleteEndpoint(deps.db.knex, id, nowSeconds());
+}

@@ -1,0 +1,29 @@
+import { createServiceApp, type ServiceRuntime } from '@connectivity/platform';
+import type { Express } from 'express';
+import type { Config } from './config.ts';
+import { createInventoryClient, type InventoryClient } from './inventory/inventory-client.ts';
+import { mountTestHelperRoutes } from './routes/test-helpers.ts';
+
+export interface AppDeps extends ServiceRuntime {
+  config: Config;
+  /** Inventory's internal API; built from INVENTORY_URL unless given. */
+  inventory?: InventoryClient;
+}
+
+/** The sandbox-simulator HTTP app; never listens, so tests drive it with supertest. */
+export function createApp(deps: AppDeps): Express {
+  const inventory =
+    deps.inventory ??
+    createInventoryClient({
+      baseUrl: deps.config.INVENTORY_URL,
+      internalToken: deps.config.INTERNAL_TOKEN ?? '',
+      timeoutMs: deps.config.INVENTORY_TIMEOUT_MS,
+    });
+  return createServiceApp({
+    logger: deps.logger,
+    baseUrl: deps.config.PUBLIC_BASE_URL,
+    internalToken: deps.config.INTERNAL_TOKEN ?? '',
+    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    routes: (app) => mountTestHelperRoutes(app, { inventory }),
+  });
+}

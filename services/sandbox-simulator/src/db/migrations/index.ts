@@ -1,0 +1,10 @@
+import type { MigrationSet } from '@connectivity/platform';
+import * as init from './0001_init.ts';
+
+/** sandbox-simulator owns the `sandbox_simulator` schema; its tables are always schema-qualified. */
+export const SCHEMA = 'sandbox_simulator';
+
+export const migrations: MigrationSet = {
+  schema: SCHEMA,
+  migrations: { '0001_init': init },
+};

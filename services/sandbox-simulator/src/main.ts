@@ -1,0 +1,4 @@
+import { runService } from '@connectivity/platform';
+import { sandboxSimulatorService } from './service.ts';
+
+await runService(sandboxSimulatorService);
