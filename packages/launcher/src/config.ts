@@ -1,4 +1,4 @@
-import { commonConfigSchema, parseConfig, port } from '@connectivity/platform';
+import { commonConfigSchema, cursorSecretSchema, parseConfig, port } from '@connectivity/platform';
 import { z } from 'zod';
 
 const flag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
@@ -7,6 +7,7 @@ const flag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].i
 export const launcherConfigSchema = commonConfigSchema.extend({
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
+  CURSOR_SECRET: cursorSecretSchema,
   DEV_TEST_KEY: z.string().startsWith('sk_test_').optional(),
   DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
   /** Start the bundled fake wholesale supplier and use it for live keys. */

@@ -28,6 +28,8 @@ const exitCode = (child: ChildProcess) => new Promise<number>((resolve) => child
 const env: NodeJS.ProcessEnv = {
   ...processEnv(),
   INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
+  // One process tree shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
+  CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
 };
 const portOf = (name: string) => config.PORT + (PORT_OFFSET[name] ?? 0);
 for (const [name, variable] of Object.entries(URL_VARIABLE)) env[variable] = `http://127.0.0.1:${portOf(name)}`;

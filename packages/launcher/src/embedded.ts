@@ -17,7 +17,12 @@ const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
 const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
 const bus = await createBus({ natsUrl: config.NATS_URL });
 
-const env: NodeJS.ProcessEnv = { ...processEnv(), INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url') };
+const env: NodeJS.ProcessEnv = {
+  ...processEnv(),
+  INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
+  // One process shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
+  CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
+};
 const started: StartedService[] = [];
 const servers: Server[] = [];
 
