@@ -1,0 +1,93 @@
+import { CURRENT_SERVICE_VERSION, buildOpenApiDocument } from '@connectivity/contracts';
+import { createCursorCodec, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
+import { apiReference } from '@scalar/express-api-reference';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Config } from './config.ts';
+import { accessLog } from './edge/access-log.ts';
+import { createForwarder, type Forwarder } from './edge/forward.ts';
+import { addressBucket, applyRateLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
+import { createRateLimiter } from './edge/rate-limiter.ts';
+
+export interface AppDeps extends ServiceRuntime {
+  config: Config;
+  /** Woken after a request wrote an `api_key.*` event (the relay started by the service). */
+  outboxRelay?: { wake(): void };
+  /** Replaces the HTTP forwarder (the embedded runner may route in process). */
+  forwarder?: Forwarder;
+}
+
+/**
+ * The public edge. Every response carries `Request-Id`, `Service-Version` and the rate-limit
+ * headers; health probes and the API reference are the only paths without a key.
+ */
+export function createApp(deps: AppDeps): Express {
+  const { config, logger } = deps;
+  const baseUrl = config.PUBLIC_BASE_URL;
+  const pipelineDeps: PipelineDeps = {
+    knex: deps.db.knex,
+    logger,
+    forwarder:
+      deps.forwarder ??
+      createForwarder({
+        serviceUrls: {
+          catalogue: config.CATALOGUE_URL,
+          inventory: config.INVENTORY_URL,
+          'sandbox-simulator': config.SANDBOX_SIMULATOR_URL,
+          notifications: config.NOTIFICATIONS_URL,
+        },
+        internalToken: config.INTERNAL_TOKEN ?? '',
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        baseUrl,
+        logger,
+      }),
+    rateLimiter: createRateLimiter(deps.db.knex),
+    cursors: createCursorCodec(resolveCursorSecret(config)),
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    timetable: config.SERVICE_VERSION_TIMETABLE,
+    deprecationLink: `${baseUrl.replace(/\/+$/, '')}/docs`,
+    idempotency: {
+      // Past the longest a forward can take, so a live claim is never taken over.
+      leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS + 10_000,
+      retentionMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+    },
+    onEventsWritten: () => deps.outboxRelay?.wake(),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Conditional GETs would turn API responses into bodiless 304s; clients expect JSON.
+  app.set('etag', false);
+  // The edge makes its own request ids: a client cannot choose the id its logs are filed under.
+  app.use(requestId({ trustHeader: false }));
+  app.use(accessLog(logger));
+  app.use((_req, res, next) => {
+    // Until the request names or resolves its own version, the newest one answers.
+    res.setHeader('Service-Version', CURRENT_SERVICE_VERSION);
+    next();
+  });
+  app.use(healthRoutes({ database: () => deps.db.ping(), bus: () => deps.bus.ping() }));
+
+  // No key needed: the machine-readable spec and the reference rendered from it.
+  const publicLimit: RequestHandler = async (req, res, next) => {
+    try {
+      await applyRateLimit(pipelineDeps, res, addressBucket(req), config.RATE_LIMIT_PER_MINUTE);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+  let openApi: unknown;
+  app.get('/v1/openapi.json', publicLimit, (_req, res) => {
+    openApi ??= buildOpenApiDocument({ serverUrl: baseUrl });
+    res.json(openApi);
+  });
+  app.get(
+    '/docs',
+    publicLimit,
+    apiReference({ url: '/v1/openapi.json', pageTitle: 'Connectivity Service API reference' }) as unknown as RequestHandler,
+  );
+
+  app.use(edgePipeline(pipelineDeps));
+  app.use(errorHandler({ baseUrl, logger }));
+  return app;
+}

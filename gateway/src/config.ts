@@ -1,0 +1,61 @@
+import { SERVICE_VERSIONS } from '@connectivity/contracts';
+import { loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
+import { z } from 'zod';
+
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const isoDateToUnix = z
+  .string()
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date, e.g. 2027-03-01')
+  .transform((value) => Math.floor(Date.parse(value) / 1000));
+
+/**
+ * `SERVICE_VERSION_TIMETABLE`: JSON mapping a served version to its deprecation and sunset
+ * dates, e.g. `{"2026-09-01":{"deprecation":"2027-03-01","sunset":"2027-09-01","link":"https://..."}}`.
+ */
+const timetableSchema = z.preprocess(
+  (value) => {
+    if (value === undefined || value === '') return {};
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  },
+  z.record(
+    z.enum(SERVICE_VERSIONS),
+    z
+      .object({ deprecation: isoDateToUnix.optional(), sunset: isoDateToUnix.optional(), link: z.string().url().optional() })
+      .strict()
+      .transform((row) => ({ deprecatedAt: row.deprecation, sunsetAt: row.sunset, link: row.link })),
+  ),
+);
+
+/** The gateway's environment: the common variables, where each service lives, limits, admin API. */
+export const configSchema = serviceConfigSchema(8080).extend({
+  CATALOGUE_URL: z.string().url().default('http://127.0.0.1:8081'),
+  INVENTORY_URL: z.string().url().default('http://127.0.0.1:8082'),
+  SANDBOX_SIMULATOR_URL: z.string().url().default('http://127.0.0.1:8083'),
+  NOTIFICATIONS_URL: z.string().url().default('http://127.0.0.1:8084'),
+  /** How long the gateway waits for a service before answering with an error. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Requests per minute per API key; an account may have its own value (set by the operator). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** How long a stored idempotent response is replayed (DECISIONS.md: 24 hours). */
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  SERVICE_VERSION_TIMETABLE: timetableSchema,
+  /** The signing secret of list cursors (GET /v1/api_keys); required with a database server. */
+  CURSOR_SECRET: z.preprocess(emptyToUndefined, z.string().min(32).optional()),
+  /** The operator admin API: its own listener, loopback by default, bearer-token protected. */
+  ADMIN_HOST: z.string().default('127.0.0.1'),
+  ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  /** Generated at start when unset, and written with the admin URL to DATA_DIR/admin.json. */
+  ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(24).optional()),
+  /** Keys of the embedded dev account (`pnpm start`); generated when unset. */
+  DEV_TEST_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_test_[0-9A-Za-z]{24,128}$/).optional()),
+  DEV_LIVE_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_live_[0-9A-Za-z]{24,128}$/).optional()),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env) => loadServiceConfig(configSchema, env);

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+
+export interface AccountRow {
+  id: string;
+  name: string | null;
+  is_dev: boolean;
+  pinned_version: string | null;
+  rate_limit_per_minute: number | null;
+  created_at: Date;
+}
+
+const ACCOUNTS = 'gateway.accounts';
+
+export async function insertAccount(trx: Knex.Transaction, account: { id: string; name?: string | null; isDev?: boolean }): Promise<AccountRow> {
+  await trx.table(ACCOUNTS).insert({ id: account.id, name: account.name ?? null, is_dev: account.isDev ?? false });
+  const row = await findAccount(trx, account.id);
+  if (!row) throw new Error(`account ${account.id} vanished after insert`);
+  return row;
+}
+
+export async function findAccount(db: Knex, id: string): Promise<AccountRow | undefined> {
+  return await db.table(ACCOUNTS).where({ id }).first<AccountRow | undefined>();
+}
+
+export async function findDevAccount(db: Knex): Promise<AccountRow | undefined> {
+  return await db.table(ACCOUNTS).where({ is_dev: true }).first<AccountRow | undefined>();
+}
+
+/** Pins the version on the account's first call; a no-op once pinned (the first pin wins). */
+export async function pinVersion(db: Knex, accountId: string, version: string): Promise<void> {
+  await db.table(ACCOUNTS).where({ id: accountId }).whereNull('pinned_version').update({ pinned_version: version });
+}
+
+export async function setRateLimit(db: Knex, accountId: string, perMinute: number | null): Promise<boolean> {
+  const updated = await db.table(ACCOUNTS).where({ id: accountId }).update({ rate_limit_per_minute: perMinute });
+  return updated > 0;
+}

@@ -1,0 +1,17 @@
+import { outboxMigration, type MigrationSet } from '@connectivity/platform';
+import * as accountsAndKeys from './0001_accounts_and_keys.ts';
+import * as idempotency from './0002_idempotency.ts';
+import * as rateLimits from './0003_rate_limits.ts';
+
+/** The gateway owns the `gateway` schema; its tables are always schema-qualified. */
+export const SCHEMA = 'gateway';
+
+export const migrations: MigrationSet = {
+  schema: SCHEMA,
+  migrations: {
+    '0001_accounts_and_keys': accountsAndKeys,
+    '0002_idempotency': idempotency,
+    '0003_rate_limits': rateLimits,
+    '0004_outbox': outboxMigration(SCHEMA),
+  },
+};

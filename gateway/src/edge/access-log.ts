@@ -1,0 +1,21 @@
+import type { Logger } from '@connectivity/platform';
+import type { RequestHandler } from 'express';
+
+/**
+ * One line per request with method, path, status and duration. Headers are not logged at
+ * all, so neither an API key nor an idempotency key can reach the logs.
+ */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      if (req.path === '/healthz' || req.path === '/readyz') return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        { request_id: res.locals.requestId as string, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) },
+        'request',
+      );
+    });
+    next();
+  };
+}

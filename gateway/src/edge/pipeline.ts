@@ -1,0 +1,177 @@
+import { ApiError, isRouteMatch, matchRoute, type RouteEntry } from '@connectivity/contracts';
+import type { CursorCodec, Logger } from '@connectivity/platform';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Knex } from 'knex';
+import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
+import { pinVersion } from '../db/accounts-repository.ts';
+import type { StoredResponse } from '../db/idempotency-repository.ts';
+import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
+import { hasScopes } from '../domain/scopes.ts';
+import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
+import { answerMetaRoute } from '../routes/meta.ts';
+import { authenticate, recordKeyUse } from './authenticate.ts';
+import { UpstreamFailure, type Forwarder } from './forward.ts';
+import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
+import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
+import { parseJsonObject, readRawBody } from './read-body.ts';
+import { validateRequest } from './validate-request.ts';
+
+export interface PipelineDeps {
+  knex: Knex;
+  logger: Logger;
+  forwarder: Forwarder;
+  rateLimiter: RateLimiter;
+  cursors: CursorCodec;
+  rateLimitPerMinute: number;
+  timetable: VersionTimetable;
+  deprecationLink: string;
+  idempotency: { leaseMs: number; retentionMs: number };
+  /** Called after a commit that wrote outbox rows, so events leave without waiting for a poll. */
+  onEventsWritten: () => void;
+}
+
+const setHeaders = (res: Response, headers: Record<string, string>) => {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+};
+
+/**
+ * Counts a request against a bucket and sets the rate-limit headers; `refuse` then answers 429
+ * once the budget is spent. They are two steps so that the headers are on a response the
+ * request gets for an earlier reason (DECISIONS.md puts the version check before the limit).
+ */
+export async function countRequest(deps: PipelineDeps, res: Response, bucket: string, perMinute: number): Promise<RateLimitDecision> {
+  const decision = await deps.rateLimiter.consume(bucket, perMinute);
+  setHeaders(res, rateLimitHeaders(decision, RATE_LIMIT_WINDOW_SECONDS));
+  return decision;
+}
+
+export function refuseIfLimited(res: Response, decision: RateLimitDecision): void {
+  if (decision.allowed) return;
+  res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+  throw new ApiError('rate_limited', {
+    message: `Too many requests: ${decision.limit} per minute. Retry after ${decision.retryAfterSeconds} seconds.`,
+  });
+}
+
+export async function applyRateLimit(deps: PipelineDeps, res: Response, bucket: string, perMinute: number): Promise<void> {
+  refuseIfLimited(res, await countRequest(deps, res, bucket, perMinute));
+}
+
+/** The bucket of requests that carry no valid key: counted per client address. */
+export const addressBucket = (req: Request) => `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+
+/**
+ * The public edge for every authenticated path, in the order of DECISIONS.md: authentication,
+ * Service-Version, rate limit, route, scope and environment, JSON body, Idempotency-Key,
+ * validation against the contract, idempotency, then the owning service.
+ */
+export function edgePipeline(deps: PipelineDeps): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      await handle(deps, req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<void> {
+  // 1. Authentication. A request without a valid key is counted per address, which also
+  // throttles anyone guessing keys.
+  let key: AuthenticatedKeyRow;
+  try {
+    key = await authenticate(deps.knex, req.get('authorization'));
+  } catch (error) {
+    await applyRateLimit(deps, res, addressBucket(req), deps.rateLimitPerMinute);
+    throw error;
+  }
+  if (await recordKeyUse(deps.knex, key)) deps.onEventsWritten();
+
+  // The request is counted now, per key (with the account's own budget when the operator set
+  // one), so a refusal for the version below carries the rate-limit headers too.
+  const decision = await countRequest(deps, res, `key:${key.id}`, key.rate_limit_per_minute ?? deps.rateLimitPerMinute);
+
+  // 2. Service-Version: the header, else the account's pin; pinned on the first call.
+  const choice = chooseVersion(req.get('service-version'), key.pinned_version);
+  if (!choice.ok) throw new ApiError('unsupported_version', { param: 'Service-Version' });
+  res.setHeader('Service-Version', choice.version);
+  setHeaders(res, deprecationHeaders(deps.timetable[choice.version], deps.deprecationLink));
+  if (key.pinned_version === null) await pinVersion(deps.knex, key.account_id, choice.version);
+
+  // 3. Rate limit.
+  refuseIfLimited(res, decision);
+
+  // 4. Route, from the contract's route table; a known path with another method is no route either.
+  const match = matchRoute(req.method, req.originalUrl);
+  if (!isRouteMatch(match)) throw new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` });
+  const { entry, params } = match;
+
+  // 5. Scope, then environment.
+  if (!hasScopes(key.scopes, entry.metadata.scopes)) {
+    throw new ApiError('key_out_of_scope', {
+      message: `This API key lacks the scope this request needs: ${entry.metadata.scopes.join(', ')}.`,
+    });
+  }
+  if (entry.metadata.testOnly && key.environment !== 'test') throw new ApiError('live_key_test_resource');
+
+  // 6. The body must be a JSON object (when there is one).
+  const raw = entry.route.method === 'GET' ? Buffer.alloc(0) : await readRawBody(req);
+  const body = parseJsonObject(raw);
+
+  // 7. Idempotency-Key on mutating routes.
+  const idempotencyKey = entry.metadata.idempotent ? requireIdempotencyKey(req.get('idempotency-key')) : undefined;
+
+  // 8. The request against the contract.
+  const query = req.query as Record<string, unknown>;
+  validateRequest(entry, { params, query, body });
+
+  // 9 and 10. Idempotency, then the owning service (or the gateway itself).
+  const execute = () => respondFor(deps, entry, req, res, key, choice.version, params, query, raw);
+  let result: { response: StoredResponse; replayed: boolean };
+  try {
+    if (idempotencyKey === undefined) {
+      result = { response: await execute(), replayed: false };
+    } else {
+      result = await runIdempotent(
+        deps.knex,
+        { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
+        deps.idempotency,
+        execute,
+      );
+    }
+  } catch (error) {
+    throw error instanceof UpstreamFailure ? error.apiError : error;
+  }
+  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  setHeaders(res, result.response.headers);
+  res.status(result.response.status).send(result.response.body);
+}
+
+async function respondFor(
+  deps: PipelineDeps,
+  entry: RouteEntry,
+  req: Request,
+  res: Response,
+  key: AuthenticatedKeyRow,
+  version: string,
+  params: Record<string, string>,
+  query: Record<string, unknown>,
+  raw: Buffer,
+): Promise<StoredResponse> {
+  if (entry.metadata.service === 'gateway') {
+    const answer = await answerMetaRoute(
+      entry.key,
+      { accountId: key.account_id, environment: key.environment, version: version as never, params, query },
+      { db: deps.knex, cursors: deps.cursors },
+    );
+    return { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(answer.body) };
+  }
+  return deps.forwarder.forward({
+    service: entry.metadata.service,
+    method: req.method,
+    pathWithQuery: req.originalUrl,
+    body: raw.length > 0 ? raw : undefined,
+    identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
+    requestId: String(res.locals.requestId),
+  });
+}

@@ -1,0 +1,47 @@
+import { ApiError } from '@connectivity/contracts';
+import { MAX_BODY_BYTES } from '@connectivity/platform';
+import type { Request } from 'express';
+
+const tooLarge = () => new ApiError('invalid_parameter', { param: 'body', message: 'The request body is larger than 1 MiB.' });
+
+/**
+ * Reads the raw body, refusing more than 1 MiB (DECISIONS.md) without buffering the excess.
+ * The bytes are kept as they came: they are hashed for idempotency and forwarded unchanged.
+ */
+export async function readRawBody(req: Request): Promise<Buffer> {
+  const declared = Number(req.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The JSON body as an object, or undefined when there is none. A body that does not parse, or
+ * parses to something other than an object (an array, a string, null), is 400 `body_not_json`.
+ */
+export function parseJsonObject(raw: Buffer): Record<string, unknown> | undefined {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError('body_not_json', { message: 'The request body is not valid JSON.' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ApiError('body_not_json', { message: 'The request body must be a JSON object.' });
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,20 @@
+import type { EventType } from '@connectivity/contracts';
+import { buildEvent, createOutbox, outboxEntry } from '@connectivity/platform';
+import type { Knex } from 'knex';
+import { SCHEMA } from '../db/migrations/index.ts';
+import { toApiKey, type KeyRow } from '../db/keys-repository.ts';
+
+const outbox = createOutbox(SCHEMA);
+
+/**
+ * Writes an `api_key.*` event in the transaction of the change that causes it, so the event
+ * exists exactly when the change does (DECISIONS.md "Events"). `data` is `{ object: <key> }`.
+ */
+export async function recordKeyEvent(
+  trx: Knex.Transaction,
+  type: Extract<EventType, `api_key.${string}`>,
+  key: KeyRow,
+): Promise<void> {
+  const event = buildEvent({ type, environment: key.environment, accountId: key.account_id, data: { object: toApiKey(key) } });
+  await outbox.add(trx, outboxEntry(event));
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import {
+  MEMORY_DATA_DIR,
+  closeServer,
+  listen,
+  startOutboxRelay,
+  type ServiceDefinition,
+  type ServiceRuntime,
+  type StartedService,
+} from '@connectivity/platform';
+import { createAdminApp } from './admin/admin-app.ts';
+import { removeAdminFile, writeAdminFile } from './admin/admin-file.ts';
+import { createApp } from './app.ts';
+import { loadConfig, type Config } from './config.ts';
+import { purgeExpired } from './db/idempotency-repository.ts';
+import { SCHEMA, migrations } from './db/migrations/index.ts';
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * The gateway as a deployable: the public app, the outbox relay for `api_key.*` events, the
+ * purge of expired idempotency records, and the operator admin API on its own listener
+ * (loopback by default). With no ADMIN_TOKEN a random one is made; the admin URL and token are
+ * written to DATA_DIR/admin.json (owner-only) so `pnpm cli` on the same machine finds them.
+ */
+export interface StartedGateway extends StartedService {
+  /** Where the operator admin API listens, and its token. */
+  adminUrl: string;
+  adminToken: string;
+}
+
+export async function startGateway(runtime: ServiceRuntime, config: Config): Promise<StartedGateway> {
+    const { db, bus, logger } = runtime;
+    const relay = startOutboxRelay({ knex: db.knex, bus, schema: SCHEMA, logger });
+    const app = createApp({ ...runtime, config, outboxRelay: relay });
+
+    const purge = setInterval(() => {
+      purgeExpired(db.knex).then(
+        (purged) => purged > 0 && logger.info({ purged }, 'purged expired idempotency records'),
+        (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'idempotency purge failed'),
+      );
+    }, PURGE_INTERVAL_MS);
+    purge.unref();
+
+    const adminToken = config.ADMIN_TOKEN ?? randomBytes(32).toString('base64url');
+    const adminApp = createAdminApp({
+      knex: db.knex,
+      logger,
+      adminToken,
+      baseUrl: config.PUBLIC_BASE_URL,
+      inventory: { url: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
+      onEventsWritten: () => relay.wake(),
+    });
+    const adminServer: Server = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
+    const address = adminServer.address();
+    const port = typeof address === 'object' && address ? address.port : config.ADMIN_PORT;
+    const host = config.ADMIN_HOST === '0.0.0.0' || config.ADMIN_HOST === '::' ? '127.0.0.1' : config.ADMIN_HOST;
+    const adminUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    let adminFile: string | undefined;
+    if (config.DATA_DIR !== MEMORY_DATA_DIR) adminFile = await writeAdminFile(config.DATA_DIR, { url: adminUrl, token: adminToken });
+    logger.info({ url: adminUrl }, 'operator admin API listening');
+
+    return {
+      app,
+      adminUrl,
+      adminToken,
+      async stop() {
+        clearInterval(purge);
+        await closeServer(adminServer);
+        if (adminFile) await removeAdminFile(adminFile);
+        await relay.stop();
+      },
+    };
+}
+
+export const gatewayService: ServiceDefinition<Config> = {
+  name: 'gateway',
+  migrations,
+  loadConfig,
+  start: startGateway,
+};

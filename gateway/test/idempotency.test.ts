@@ -1,0 +1,182 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeExpired } from '../src/index.ts';
+import { expectError, expectStandardHeaders } from './support/common-route-tests.ts';
+import { bearer, freePort, idem, startHarness, type Harness } from './support/harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ RATE_LIMIT_PER_MINUTE: '1000000' });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const order = (key: string, idempotencyKey: string, body: object = { bundle: 'esim_1GB_7D_GB' }) =>
+  request(h.app).post('/v1/esim').set(bearer(key)).set('Idempotency-Key', idempotencyKey).send(body);
+
+const records = (keyId: string, idempotencyKey: string) =>
+  h.db.knex('gateway.idempotency_records').where({ key_id: keyId, idempotency_key: idempotencyKey });
+
+describe('replay', () => {
+  it('the same request with the same key returns the stored response with Idempotent-Replayed: true', async () => {
+    const a = await h.account();
+    const key = idem();
+    const before = h.upstream.orders();
+    const first = await order(a.test, key);
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const second = await order(a.test, key);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.headers['content-type']).toMatch(/application\/json/);
+    expectStandardHeaders(second);
+    expect(second.headers['request-id']).not.toBe(first.headers['request-id']);
+    expect(h.upstream.orders() - before).toBe(1);
+  });
+
+  it('a response the service answered with an error is stored and replayed too', async () => {
+    const a = await h.account();
+    const key = idem();
+    const send = () => request(h.app).patch('/v1/esim/esim_1').set(bearer(a.test)).set('Idempotency-Key', key).send({ state: 'active' });
+    const first = await send();
+    expect(first.status).toBe(409);
+    const second = await send();
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(h.upstream.seen.filter((r) => r.method === 'PATCH' && r.headers['x-key-id'] === a.testKeyId)).toHaveLength(1);
+  });
+
+  it('keys are scoped to the API key: another key may use the same Idempotency-Key', async () => {
+    const a = await h.account();
+    const b = await h.account();
+    const key = idem();
+    const first = await order(a.test, key);
+    const other = await order(b.test, key);
+    expect(other.status).toBe(201);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(other.body.id).not.toBe(first.body.id);
+  });
+});
+
+describe('conflicts', () => {
+  it('the same key with a different body, path or method: 409 idempotency_key_reused', async () => {
+    const a = await h.account();
+    const key = idem();
+    expect((await order(a.test, key)).status).toBe(201);
+    expectError(await order(a.test, key, { bundle: 'another' }), 409, 'idempotency_key_reused', 'Idempotency-Key');
+    const otherPath = await request(h.app).post('/v1/events/replay').set(bearer(a.test)).set('Idempotency-Key', key).send({});
+    expectError(otherPath, 409, 'idempotency_key_reused', 'Idempotency-Key');
+  });
+
+  it('a duplicate while the first is still running: 409 idempotency_key_reused, "in progress"', async () => {
+    const a = await h.account();
+    const key = idem();
+    const release = h.upstream.hold();
+    const replay = () => request(h.app).post('/v1/events/replay').set(bearer(a.test)).set('Idempotency-Key', key).send({});
+    const first = replay().then((res) => res);
+    // Wait until the first request holds the claim.
+    await until(async () => (await records(a.testKeyId, key)).length === 1);
+    const duplicate = await replay();
+    expectError(duplicate, 409, 'idempotency_key_reused', 'Idempotency-Key');
+    expect(duplicate.body.error.message).toMatch(/in progress/);
+    release();
+    expect((await first).status).toBe(200);
+    expect((await replay()).headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('concurrent duplicates never cause two side effects (100 runs of 10 at once)', async () => {
+    const a = await h.account();
+    for (let run = 0; run < 100; run += 1) {
+      const key = idem();
+      const before = h.upstream.orders();
+      const responses = await Promise.all(Array.from({ length: 10 }, () => order(a.test, key)));
+      expect(h.upstream.orders() - before, `run ${run}`).toBe(1);
+      const created = responses.filter((res) => res.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((res) => (res.body as { id: string }).id)).size).toBe(1);
+      for (const res of responses) {
+        if (res.status !== 201) expect(res.body.error.code).toBe('idempotency_key_reused');
+      }
+    }
+  });
+});
+
+describe('what is not stored', () => {
+  it('a request the gateway refused does not use up the key', async () => {
+    const a = await h.account();
+    const key = idem();
+    expectError(await order(a.test, key, { bundle: 'b', quantity: 0 }), 400, 'invalid_parameter', 'quantity');
+    expect(await records(a.testKeyId, key)).toHaveLength(0);
+    expect((await order(a.test, key)).status).toBe(201);
+  });
+
+  it('a service that could not be reached gives the key back, so a retry runs', async () => {
+    const down = await startHarness({ INVENTORY_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const a = await down.account();
+      const key = idem();
+      const send = () => request(down.app).post('/v1/esim').set(bearer(a.test)).set('Idempotency-Key', key).send({ bundle: 'b' });
+      expectError(await send(), 500, 'internal_error');
+      expect(await down.db.knex('gateway.idempotency_records').where({ key_id: a.testKeyId })).toHaveLength(0);
+      const again = await send();
+      expectError(again, 500, 'internal_error');
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe('an unknown outcome', () => {
+  it('after a timeout the claim is kept, so a quick retry cannot run the operation twice', async () => {
+    const a = await h.account();
+    const key = idem();
+    const send = () => request(h.app).post('/v1/test/usage').set(bearer(a.test)).set('Idempotency-Key', key).send({ esim: 'hang', bytes: 1 });
+    expectError(await send(), 500, 'internal_error');
+    const retry = await send();
+    expectError(retry, 409, 'idempotency_key_reused', 'Idempotency-Key');
+    expect(retry.body.error.message).toMatch(/in progress/);
+  });
+});
+
+describe('retention', () => {
+  it('records are kept for 24 hours', async () => {
+    const a = await h.account();
+    const key = idem();
+    await order(a.test, key);
+    const [row] = await h.db.knex.raw<{ rows: { hours: number }[] }>(
+      `select extract(epoch from (expires_at - created_at)) / 3600 as hours from gateway.idempotency_records where key_id = ? and idempotency_key = ?`,
+      [a.testKeyId, key],
+    ).then((r) => r.rows);
+    expect(Number(row?.hours)).toBeCloseTo(24, 5);
+  });
+
+  it('an expired record is not replayed, and the purge deletes it', async () => {
+    const a = await h.account();
+    const key = idem();
+    const first = await order(a.test, key);
+    await records(a.testKeyId, key).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    const again = await order(a.test, key);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.id).not.toBe(first.body.id);
+
+    const other = idem();
+    await order(a.test, other);
+    await records(a.testKeyId, other).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    expect(await purgeExpired(h.db.knex)).toBeGreaterThanOrEqual(1);
+    expect(await records(a.testKeyId, other)).toHaveLength(0);
+    expect(await records(a.testKeyId, key)).toHaveLength(1);
+  });
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

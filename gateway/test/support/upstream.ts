@@ -1,0 +1,100 @@
+import type { Server } from 'node:http';
+import { closeServer, listen } from '@connectivity/platform';
+import express from 'express';
+
+/** What the fake service saw of one request. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export interface Upstream {
+  url: string;
+  seen: SeenRequest[];
+  /** Side effects performed: one per POST /v1/esim that ran to the end. */
+  orders(): number;
+  /** Makes POST /v1/events/replay wait until the returned function is called. */
+  hold(): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * A small real HTTP service standing in for the owning services: it records every request,
+ * answers POST /v1/esim after a short pause (so duplicates really overlap) and counts the
+ * orders it "made", answers POST /v1/test/error with the chosen error, and can be told to hang
+ * or to answer with a body that is not an error object.
+ */
+export async function startUpstream(): Promise<Upstream> {
+  const seen: SeenRequest[] = [];
+  let orders = 0;
+  let gate: Promise<void> | undefined;
+  const app = express();
+  app.use(express.text({ type: () => true }));
+  app.use((req, _res, next) => {
+    seen.push({ method: req.method, url: req.originalUrl, headers: req.headers, body: typeof req.body === 'string' ? req.body : '' });
+    next();
+  });
+  app.post('/v1/esim', async (req, res) => {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    orders += 1;
+    const body = JSON.parse(String(req.body)) as { bundle: string; quantity?: number };
+    res.status(201).json({ object: 'order', id: `ord_${String(orders).padStart(26, '0')}`, bundle: body.bundle, n: orders });
+  });
+  app.patch('/v1/esim/:id', (req, res) => {
+    res.status(409).json({ error: { type: 'conflict', code: 'invalid_state_transition', message: 'no', link: 'http://x/v1/errors/invalid_state_transition' } });
+  });
+  app.get('/v1/esim', (_req, res) => {
+    res.json({ object: 'list', data: [], has_more: false, next_cursor: null });
+  });
+  app.get('/v1/esim/bundles', (req, res) => {
+    res.json({ object: 'list', data: [], has_more: false, next_cursor: null, query: req.query });
+  });
+  app.get('/v1/esim/:id', (req, res) => {
+    if (req.params.id === 'hang') return; // never answers
+    if (req.params.id === 'broken') {
+      res.status(500).type('text/plain').send('Internal Server Error');
+      return;
+    }
+    res.json({ object: 'esim', id: req.params.id });
+  });
+  app.post('/v1/events/replay', async (_req, res) => {
+    await gate;
+    res.json({ object: 'replay', queued: 0, endpoints: 0, since: null, event: null });
+  });
+  app.put('/internal/accounts/:accountId', (req, res) => {
+    const body = JSON.parse(String(req.body)) as { verified?: boolean; live_balance_cents?: number };
+    res.json({ object: 'account_settings', account_id: req.params.accountId, verified: body.verified ?? false, live_balance_cents: body.live_balance_cents ?? 0, updated_at: 1 });
+  });
+  app.post('/v1/test/error', (req, res) => {
+    const body = JSON.parse(String(req.body)) as { code: string };
+    res.status(400).json({ error: { type: 'invalid_request', code: body.code, message: 'chosen', link: 'http://x' } });
+  });
+  app.post('/v1/test/usage', (req, res) => {
+    if (String(req.body).includes('"hang"')) return; // never answers
+    res.json({ object: 'esim' });
+  });
+  const server: Server = await listen(app, 0, '127.0.0.1');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    orders: () => orders,
+    hold() {
+      let release = () => {};
+      gate = new Promise((resolve) => {
+        release = () => {
+          gate = undefined;
+          resolve();
+        };
+      });
+      return release;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await closeServer(server);
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { parseArgs } from 'node:util';
+import { CliError, type AdminClient } from './admin-client.ts';
+
+export interface Output {
+  log(line: string): void;
+}
+
+type Args = { positionals: string[]; values: { json?: boolean; name?: string; env?: string; scopes?: string; unverify?: boolean } };
+
+interface Command {
+  usage: string;
+  summary: string;
+  run(client: AdminClient, args: Args, out: Output): Promise<void>;
+}
+
+const json = (out: Output, value: unknown) => out.log(JSON.stringify(value, null, 2));
+
+function need(args: Args, index: number, what: string): string {
+  const value = args.positionals[index];
+  if (value === undefined || value === '') throw new CliError(`Missing ${what}.`);
+  return value;
+}
+
+const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean);
+
+interface KeyView {
+  id: string;
+  environment: string;
+  prefix: string;
+  last4: string;
+  status: string;
+  scopes: string[];
+  secret?: string;
+}
+
+const keyLine = (key: KeyView) => `${key.id}  ${key.environment}  ${key.prefix}…${key.last4}  ${key.status}  ${key.scopes.join(',')}`;
+
+/** Every command, by its words. Accounts and keys are created only here, never by the public API. */
+export const COMMANDS: Record<string, Command> = {
+  'account create': {
+    usage: 'account create [--name <name>] [--json]',
+    summary: 'Create an account with a test and a live key; the keys are shown this once.',
+    async run(client, args, out) {
+      const account = await client.call<{ id: string; keys: { test: KeyView; live: KeyView } }>('POST', '/admin/accounts', {
+        ...(args.values.name && { name: args.values.name }),
+      });
+      if (args.values.json) return json(out, account);
+      out.log(`Account ${account.id}`);
+      out.log(`  test key: ${account.keys.test.secret ?? ''}`);
+      out.log(`  live key: ${account.keys.live.secret ?? ''}`);
+      out.log('Store the keys now: they are not shown again.');
+    },
+  },
+  'account show': {
+    usage: 'account show <account_id> [--json]',
+    summary: 'Show an account and its keys (never a secret).',
+    async run(client, args, out) {
+      const account = await client.call<{ id: string; pinned_version: string | null; rate_limit_per_minute: number | null; keys: KeyView[] }>(
+        'GET',
+        `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`,
+      );
+      if (args.values.json) return json(out, account);
+      out.log(`Account ${account.id}  version ${account.pinned_version ?? '(not pinned yet)'}  rate limit ${account.rate_limit_per_minute ?? 'default'}`);
+      for (const key of account.keys) out.log(`  ${keyLine(key)}`);
+    },
+  },
+  'key issue': {
+    usage: 'key issue <account_id> --env test|live [--scopes a,b] [--json]',
+    summary: 'Issue the account’s key for an environment, revoking the active one (rotation).',
+    async run(client, args, out) {
+      const env = args.values.env;
+      if (env !== 'test' && env !== 'live') throw new CliError('--env must be test or live.');
+      const key = await client.call<KeyView & { replaced: KeyView | null }>('POST', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}/keys`, {
+        environment: env,
+        ...(args.values.scopes && { scopes: scopesOf(args.values.scopes) }),
+      });
+      if (args.values.json) return json(out, key);
+      if (key.replaced) out.log(`Revoked ${key.replaced.id}`);
+      out.log(`Issued ${key.id}: ${key.secret ?? ''}`);
+      out.log('Store the key now: it is not shown again.');
+    },
+  },
+  'key restrict': {
+    usage: 'key restrict <key_id> --scopes a,b [--json]',
+    summary: 'Set the scopes of a key.',
+    async run(client, args, out) {
+      const scopes = scopesOf(args.values.scopes);
+      if (!scopes || scopes.length === 0) throw new CliError('--scopes needs at least one scope, e.g. --scopes esim:read,catalogue:read');
+      const key = await client.call<KeyView>('PATCH', `/admin/keys/${encodeURIComponent(need(args, 2, 'key id'))}`, { scopes });
+      if (args.values.json) return json(out, key);
+      out.log(keyLine(key));
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke <key_id> [--json]',
+    summary: 'Revoke a key; it is refused from now on (401 key_revoked).',
+    async run(client, args, out) {
+      const key = await client.call<KeyView>('POST', `/admin/keys/${encodeURIComponent(need(args, 2, 'key id'))}/revoke`);
+      if (args.values.json) return json(out, key);
+      out.log(keyLine(key));
+    },
+  },
+  'account verify': {
+    usage: 'account verify <account_id> [--unverify] [--json]',
+    summary: 'Mark an account verified (needed for live orders), or not.',
+    async run(client, args, out) {
+      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
+        verified: !args.values.unverify,
+      });
+      if (args.values.json) return json(out, result);
+      out.log(`Account ${need(args, 2, 'account id')} is ${args.values.unverify ? 'not verified' : 'verified'}.`);
+    },
+  },
+  'account balance': {
+    usage: 'account balance <account_id> <cents> [--json]',
+    summary: 'Set the live balance, in US cents.',
+    async run(client, args, out) {
+      const raw = need(args, 3, 'balance in cents');
+      if (!/^\d+$/.test(raw)) throw new CliError('The balance must be a whole number of cents, 0 or more.');
+      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
+        live_balance_cents: Number(raw),
+      });
+      if (args.values.json) return json(out, result);
+      out.log(`Live balance of ${need(args, 2, 'account id')}: ${raw} cents.`);
+    },
+  },
+  'account rate-limit': {
+    usage: 'account rate-limit <account_id> <per_minute|default> [--json]',
+    summary: 'Give an account its own requests-per-minute budget (per key), or go back to the default.',
+    async run(client, args, out) {
+      const raw = need(args, 3, 'requests per minute');
+      if (raw !== 'default' && !/^[1-9]\d*$/.test(raw)) throw new CliError('The budget must be a positive whole number or "default".');
+      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
+        rate_limit_per_minute: raw === 'default' ? null : Number(raw),
+      });
+      if (args.values.json) return json(out, result);
+      out.log(`Rate limit of ${need(args, 2, 'account id')}: ${raw}.`);
+    },
+  },
+};
+
+export function usage(): string {
+  const lines = Object.values(COMMANDS).map((command) => `  pnpm cli ${command.usage}\n      ${command.summary}`);
+  return `Operator command line of the Connectivity Service.\n\n${lines.join('\n')}\n\nIt talks to the gateway's admin API: ADMIN_URL and ADMIN_TOKEN, or DATA_DIR/admin.json of a running pnpm start.`;
+}
+
+export function parseCommand(argv: string[]): { command: Command; args: Args } | undefined {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      name: { type: 'string' },
+      env: { type: 'string' },
+      scopes: { type: 'string' },
+      unverify: { type: 'boolean' },
+    },
+  });
+  const command = COMMANDS[`${positionals[0] ?? ''} ${positionals[1] ?? ''}`];
+  return command ? { command, args: { positionals, values } } : undefined;
+}

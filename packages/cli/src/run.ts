@@ -1,0 +1,31 @@
+import { CliError, createAdminClient, resolveEndpoint } from './admin-client.ts';
+import { parseCommand, usage, type Output } from './commands.ts';
+import { loadCliConfig } from './config.ts';
+
+/** Runs one command; resolves with the exit code. Errors are printed for a person, without a stack. */
+export async function run(argv: string[], options: { env?: NodeJS.ProcessEnv; out?: Output; err?: Output } = {}): Promise<number> {
+  const out = options.out ?? { log: (line: string) => console.log(line) };
+  const err = options.err ?? { log: (line: string) => console.error(line) };
+  let parsed: ReturnType<typeof parseCommand>;
+  try {
+    parsed = parseCommand(argv);
+  } catch (error) {
+    err.log(`${(error as Error).message}\n\n${usage()}`);
+    return 2;
+  }
+  if (!parsed) {
+    (argv.length === 0 || argv.includes('--help') ? out : err).log(usage());
+    return argv.length === 0 || argv.includes('--help') ? 0 : 2;
+  }
+  try {
+    const client = createAdminClient(await resolveEndpoint(loadCliConfig(options.env)));
+    await parsed.command.run(client, parsed.args, out);
+    return 0;
+  } catch (error) {
+    if (error instanceof CliError) {
+      err.log(`Error: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import type { Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createLogger, runMigrations, type Bus, type Database } from '@connectivity/platform';
+import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
+import { loadConfig, migrations, startGateway, type StartedGateway } from '@connectivity/gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../src/index.ts';
+
+let db: Database;
+let bus: Bus;
+let gateway: StartedGateway;
+let dataDir: string;
+let server: Server;
+let gatewayUrl: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await runMigrations(db.knex, migrations);
+  bus = await createTestBus();
+  dataDir = await mkdtemp(path.join(tmpdir(), 'cli-test-'));
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    ADMIN_PORT: '0',
+    INTERNAL_TOKEN: 'internal-token-for-tests-only',
+    CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-characters',
+  });
+  gateway = await startGateway({ db, bus, logger: createLogger({ name: 'cli-test', level: 'silent' }) }, config);
+  server = gateway.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const address = server.address();
+  gatewayUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterAll(async () => {
+  server?.close();
+  await gateway?.stop();
+  await bus?.close();
+  await db?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, log: (line: string) => lines.push(line) };
+}
+
+const version = (key: string) => fetch(`${gatewayUrl}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
+
+describe('pnpm cli', () => {
+  it('account create --json prints two keys that work at once', async () => {
+    const out = capture();
+    expect(await run(['account', 'create', '--name', 'Acme', '--json'], { env: { DATA_DIR: dataDir }, out })).toBe(0);
+    const account = JSON.parse(out.lines.join('\n')) as { id: string; keys: { test: { secret: string }; live: { secret: string } } };
+    expect(account.id).toMatch(/^acct_/);
+    expect((await version(account.keys.test.secret)).status).toBe(200);
+    expect((await version(account.keys.live.secret)).status).toBe(200);
+  });
+
+  it('runs as its own process (node packages/cli/src/main.ts) against the running gateway', async () => {
+    const main = path.resolve(import.meta.dirname, '../src/main.ts');
+    const { stdout } = await promisify(execFile)(process.execPath, [main, 'account', 'create'], { env: { ...process.env, DATA_DIR: dataDir, ADMIN_URL: '', ADMIN_TOKEN: '' } });
+    const testKey = /test key: (sk_test_\S+)/.exec(stdout)?.[1];
+    expect(testKey).toBeDefined();
+    expect((await version(testKey ?? '')).status).toBe(200);
+  });
+
+  it('rotates, restricts and revokes keys, and sets verification, balance and rate limit', async () => {
+    const created = capture();
+    await run(['account', 'create', '--json'], { env: { DATA_DIR: dataDir }, out: created });
+    const account = JSON.parse(created.lines.join('\n')) as { id: string; keys: { test: { id: string; secret: string } } };
+
+    const issued = capture();
+    expect(await run(['key', 'issue', account.id, '--env', 'test', '--json'], { env: { DATA_DIR: dataDir }, out: issued })).toBe(0);
+    const key = JSON.parse(issued.lines.join('\n')) as { id: string; secret: string; replaced: { id: string } };
+    expect(key.replaced.id).toBe(account.keys.test.id);
+    expect((await version(account.keys.test.secret)).status).toBe(401);
+    expect((await version(key.secret)).status).toBe(200);
+
+    const restricted = capture();
+    expect(await run(['key', 'restrict', key.id, '--scopes', 'esim:read'], { env: { DATA_DIR: dataDir }, out: restricted })).toBe(0);
+    expect(restricted.lines.join('\n')).toContain('esim:read');
+    const keys = await fetch(`${gatewayUrl}/v1/api_keys`, { headers: { authorization: `Bearer ${key.secret}` } });
+    expect(keys.status).toBe(403);
+
+    expect(await run(['account', 'rate-limit', account.id, '250'], { env: { DATA_DIR: dataDir }, out: capture() })).toBe(0);
+    expect((await version(key.secret)).headers.get('ratelimit-limit')).toBe('250');
+
+    expect(await run(['key', 'revoke', key.id], { env: { DATA_DIR: dataDir }, out: capture() })).toBe(0);
+    const revoked = await version(key.secret);
+    expect(revoked.status).toBe(401);
+    expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe('key_revoked');
+  });
+
+  it('explains what is wrong instead of failing with a stack trace', async () => {
+    const err = capture();
+    expect(await run(['key', 'revoke', 'key_unknown'], { env: { DATA_DIR: dataDir }, err })).toBe(1);
+    expect(err.lines.join('\n')).toMatch(/resource_not_found/);
+    const missing = capture();
+    expect(await run(['account', 'create'], { env: { DATA_DIR: path.join(dataDir, 'nowhere') }, err: missing })).toBe(1);
+    expect(missing.lines.join('\n')).toMatch(/No running gateway found/);
+    const bad = capture();
+    expect(await run(['account', 'balance', 'acct_x', '-5'], { env: { DATA_DIR: dataDir }, err: bad })).toBe(2);
+    expect(await run(['frobnicate'], { env: { DATA_DIR: dataDir }, err: capture() })).toBe(2);
+  });
+});
