@@ -12,7 +12,7 @@ export const launcherConfigSchema = commonConfigSchema.extend({
   DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
   /** Start the bundled fake wholesale supplier and use it for live keys. */
   FAKE_SUPPLIER: flag.default(false),
-  FAKE_SUPPLIER_PORT: port(8090),
+  FAKE_SUPPLIER_PORT: port(8099),
 });
 
 export type LauncherConfig = z.infer<typeof launcherConfigSchema>;

@@ -39,7 +39,7 @@ for (const service of allServices) {
   if (variable && address && typeof address === 'object') env[variable] = `http://127.0.0.1:${address.port}`;
 }
 
-const dev = await ensureDevAccount({ db, bus, logger }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY });
+const dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
 logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, 'Connectivity Service listening');
 // The dev keys are printed for the person who started the sandbox, never logged.
 process.stdout.write(

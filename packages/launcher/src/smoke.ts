@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import knex from 'knex';
 import { waitUntilReady } from './wait-ready.ts';
 
 /**
@@ -12,9 +13,18 @@ const port = Number(process.env.SMOKE_PORT ?? 18080);
 const base = `http://127.0.0.1:${port}`;
 const testKey = `sk_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')}`;
 
+// A database of its own, so the smoke test neither sees nor leaves data in the shared one.
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) throw new Error('The smoke test needs DATABASE_URL (PostgreSQL) and NATS_URL.');
+const databaseName = `smoke_${randomBytes(6).toString('hex')}`;
+const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+await admin.raw('create database ??', [databaseName]);
+const databaseUrl = new URL(serverUrl);
+databaseUrl.pathname = `/${databaseName}`;
+
 const child = spawn(process.execPath, ['packages/launcher/src/distributed.ts'], {
   cwd: root,
-  env: { ...process.env, PORT: String(port), DEV_TEST_KEY: testKey, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  env: { ...process.env, DATABASE_URL: databaseUrl.toString(), PORT: String(port), ADMIN_PORT: '0', DEV_TEST_KEY: testKey, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   stdio: 'inherit',
 });
 
@@ -56,8 +66,12 @@ try {
     expect(response.status === 200 && body.object === 'list', `got ${response.status} ${JSON.stringify(body)}`);
   });
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  if (child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+  await admin.raw('drop database if exists ?? with (force)', [databaseName]);
+  await admin.destroy();
 }
 console.log(`smoke: ${passed} passed, ${failures.length} failed`);
 process.exit(failures.length === 0 ? 0 : 1);
