@@ -17,6 +17,10 @@ export interface ForwardRequest {
   body: Buffer | undefined;
   identity: ForwardIdentity;
   requestId: string;
+  /** The version this request is served at; services validate the contract's headers too. */
+  serviceVersion: string;
+  /** The caller's Idempotency-Key on mutating routes, which the contract requires downstream. */
+  idempotencyKey?: string | undefined;
 }
 
 /** How a forward ended when no response came back. `notSent`: the service certainly did not run. */
@@ -65,6 +69,8 @@ export function createForwarder(options: {
         [INTERNAL_HEADERS.environment]: request.identity.environment,
         [INTERNAL_HEADERS.keyId]: request.identity.keyId,
         [INTERNAL_HEADERS.requestId]: request.requestId,
+        'service-version': request.serviceVersion,
+        ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
       };
       propagation.inject(context.active(), headers);
       const hasBody = request.body !== undefined && request.body.length > 0;

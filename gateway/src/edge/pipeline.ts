@@ -173,5 +173,7 @@ async function respondFor(
     body: raw.length > 0 ? raw : undefined,
     identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
     requestId: String(res.locals.requestId),
+    serviceVersion: version,
+    idempotencyKey: req.get('idempotency-key'),
   });
 }

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { ensureDevAccount } from '@connectivity/gateway';
-import { closeServer, createBus, createDatabase, createLogger, listen, runMigrations, type StartedService } from '@connectivity/platform';
+import { createBus, createDatabase, createLogger } from '@connectivity/platform';
 import { shutdownTelemetry } from '@connectivity/platform/telemetry';
 import { loadLauncherConfig, processEnv } from './config.ts';
-import { allServices, URL_VARIABLE } from './services.ts';
+import { startComposition } from './compose.ts';
 
 /**
  * `pnpm start`: the whole API in one process, like stripe-mock or LocalStack but with the real
@@ -23,21 +22,7 @@ const env: NodeJS.ProcessEnv = {
   // One process shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
   CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
 };
-const started: StartedService[] = [];
-const servers: Server[] = [];
-
-for (const service of allServices) {
-  const isGateway = service.name === 'gateway';
-  const serviceConfig = service.loadConfig({ ...env, PORT: String(isGateway ? config.PORT : 0), HOST: isGateway ? config.HOST : '127.0.0.1' });
-  await runMigrations(db.knex, service.migrations);
-  const running = await service.start({ db, bus, logger: logger.child({ service: service.name }) }, serviceConfig);
-  const server = await listen(running.app, serviceConfig.PORT, serviceConfig.HOST);
-  started.push(running);
-  servers.push(server);
-  const address = server.address();
-  const variable = URL_VARIABLE[service.name];
-  if (variable && address && typeof address === 'object') env[variable] = `http://127.0.0.1:${address.port}`;
-}
+const composition = await startComposition({ runtime: { db, bus, logger }, env, port: config.PORT, host: config.HOST });
 
 const dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
 logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, 'Connectivity Service listening');
@@ -59,9 +44,7 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'shutting down');
-  // The gateway closes first so no new work arrives; then workers stop, then the bus and database.
-  for (const server of [...servers].reverse()) await closeServer(server);
-  for (const running of [...started].reverse()) await running.stop();
+  await composition.stop();
   await bus.close();
   await db.close();
   await shutdownTelemetry();
