@@ -6,7 +6,8 @@ import type { Request, RequestHandler, Response } from 'express';
 export interface Identity {
   accountId: string;
   environment: Environment;
-  keyId: string;
+  /** The API key that made the call; absent on calls the service makes for itself. */
+  keyId: string | undefined;
 }
 
 const isEnvironment = (value: string | undefined): value is Environment => ENVIRONMENTS.includes(value as Environment);
@@ -29,22 +30,28 @@ export function requireInternalToken(token: string): RequestHandler {
   };
 }
 
-/** Reads the identity headers the gateway set; a call without them is refused. */
+/**
+ * Reads the identity headers the gateway set. Operator and worker calls carry the internal token
+ * but no caller identity; routes that act for a caller get it through `getIdentity`, which
+ * refuses a call without one.
+ */
 export const readIdentity: RequestHandler = (req, res, next) => {
   const accountId = req.get(INTERNAL_HEADERS.accountId);
   const environment = req.get(INTERNAL_HEADERS.environment);
   const keyId = req.get(INTERNAL_HEADERS.keyId);
-  if (!accountId || !keyId || !isEnvironment(environment)) {
-    next(new ApiError('key_missing', { message: 'The call carries no identity.' }));
-    return;
+  if (accountId !== undefined || environment !== undefined) {
+    if (!accountId || !isEnvironment(environment)) {
+      next(new ApiError('key_missing', { message: 'The call carries an incomplete identity.' }));
+      return;
+    }
+    res.locals.identity = { accountId, environment, keyId } satisfies Identity;
   }
-  res.locals.identity = { accountId, environment, keyId } satisfies Identity;
   next();
 };
 
 export function getIdentity(res: Response): Identity {
   const identity = res.locals.identity as Identity | undefined;
-  if (!identity) throw new ApiError('key_missing');
+  if (!identity) throw new ApiError('key_missing', { message: 'The call carries no identity.' });
   return identity;
 }
 

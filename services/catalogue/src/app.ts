@@ -1,0 +1,54 @@
+import { contract, internalContract, internalSupplyContract } from '@connectivity/contracts';
+import { createCursorCodec, createServiceApp, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import type { Express } from 'express';
+import { createCatalogue } from './catalogue.ts';
+import type { Config } from './config.ts';
+import { createBundleRepository } from './db/bundle-repository.ts';
+import { internalBundlesRouter } from './routes/internal-bundles.ts';
+import { internalSupplyRouter } from './routes/internal-supply.ts';
+import { listBundlesRouter } from './routes/list-bundles.ts';
+import { createExpressEndpoints } from '@ts-rest/express';
+import { createHttpSupplier } from './supplier/http-supplier.ts';
+import { createSimulatedSupplier } from './supplier/simulated-supplier.ts';
+import type { Supplier } from './supplier/types.ts';
+import { unconfiguredSupplier } from './supplier/unconfigured-supplier.ts';
+
+export interface AppDeps extends ServiceRuntime {
+  config: Config;
+}
+
+/** The live supplier adapter the configuration names, or the unconfigured one. */
+export function liveSupplierFromConfig(config: Config, onBreakerChange?: (state: 'open' | 'closed') => void): Supplier {
+  if (!config.SUPPLIER_URL || !config.SUPPLIER_API_KEY) return unconfiguredSupplier;
+  return createHttpSupplier({
+    baseUrl: config.SUPPLIER_URL,
+    apiKey: config.SUPPLIER_API_KEY,
+    timeoutMs: config.SUPPLIER_TIMEOUT_MS,
+    retries: config.SUPPLIER_RETRIES,
+    breakerThreshold: config.SUPPLIER_BREAKER_THRESHOLD,
+    breakerCooldownMs: config.SUPPLIER_BREAKER_COOLDOWN_MS,
+    marginPercent: config.SUPPLIER_MARGIN_PERCENT,
+    ...(onBreakerChange && { onBreakerChange }),
+  });
+}
+
+/** The catalogue HTTP app; never listens, so tests drive it with supertest. */
+export function createApp(deps: AppDeps): Express {
+  const { config, logger } = deps;
+  const bundles = createBundleRepository(deps.db.knex);
+  const live = liveSupplierFromConfig(config, (state) => logger.warn({ state }, 'live supplier circuit changed'));
+  const catalogue = createCatalogue({ bundles, suppliers: { test: createSimulatedSupplier(bundles), live }, logger });
+  const cursors = createCursorCodec(config.CURSOR_SECRET);
+
+  return createServiceApp({
+    logger,
+    baseUrl: config.PUBLIC_BASE_URL,
+    internalToken: config.INTERNAL_TOKEN ?? '',
+    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    routes: (app) => {
+      createExpressEndpoints(contract.catalogue, listBundlesRouter(catalogue, cursors), app, tsRestOptions);
+      createExpressEndpoints(internalContract.catalogue, internalBundlesRouter(catalogue), app, tsRestOptions);
+      createExpressEndpoints(internalSupplyContract, internalSupplyRouter(catalogue), app, tsRestOptions);
+    },
+  });
+}

@@ -1,0 +1,94 @@
+import { ApiError, type Environment, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
+import type { Logger } from '@connectivity/platform';
+import type { BundleRepository } from './db/bundle-repository.ts';
+import { matchesFilter, toPublicBundle, type BundleFilter, type CatalogueBundle } from './domain/bundle.ts';
+import { supplierErrors } from './supplier/errors.ts';
+import { isSupplierError, type Supplier } from './supplier/types.ts';
+
+export interface CatalogueDeps {
+  bundles: BundleRepository;
+  /** The simulated supplier (sandbox) and the live one (HTTP, or unconfigured). */
+  suppliers: Record<Environment, Supplier>;
+  logger: Logger;
+}
+
+/**
+ * The catalogue's use cases: listing and finding bundles and supplying profiles, each in the
+ * caller's environment. The sandbox lists from its table (filtered and paged in SQL); live
+ * lists from the supplier, priced, filtered and paged in memory.
+ */
+export function createCatalogue(deps: CatalogueDeps) {
+  const { bundles, suppliers, logger } = deps;
+
+  /** The live supplier's bundles with our prices; bundles it gives no price for cannot be sold. */
+  async function liveCatalogue(): Promise<CatalogueBundle[]> {
+    const [listed, priced] = await Promise.allSettled([suppliers.live.listBundles(), suppliers.live.listPrices()]);
+    if (listed.status === 'rejected') {
+      logger.warn({ err: errorMessage(listed.reason) }, 'live supplier catalogue failed');
+      throw supplierErrors.catalogue();
+    }
+    if (priced.status === 'rejected') {
+      logger.warn({ err: errorMessage(priced.reason) }, 'live supplier prices failed');
+      throw supplierErrors.pricing();
+    }
+    const prices = priced.value;
+    return listed.value.flatMap((bundle) => {
+      const price = prices.get(bundle.name);
+      return price === undefined ? [] : [{ ...bundle, price_cents: price }];
+    });
+  }
+
+  return {
+    /** Up to `limit` listed bundles after `afterName`, by name (byte order). */
+    async list(environment: Environment, filter: BundleFilter, afterName: string | undefined, limit: number) {
+      if (environment === 'test') return bundles.list(filter, afterName, limit);
+      return (await liveCatalogue())
+        .filter((b) => matchesFilter(b, filter) && (afterName === undefined || b.name > afterName))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .slice(0, limit);
+    },
+
+    /** A bundle by name for an order in `environment`, retired or not; 404 when no catalogue knows it. */
+    async find(environment: Environment, name: string): Promise<InternalBundle> {
+      const sandbox = await bundles.get(name);
+      if (environment === 'test') {
+        if (!sandbox) throw notFound(name);
+        return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
+      }
+      const live = (await liveCatalogue()).find((b) => b.name === name);
+      if (live) {
+        return { ...toPublicBundle(live, true), retired: live.retired, environments: sandbox ? ['test', 'live'] : ['live'] };
+      }
+      // Known only to the sandbox: the order is refused as capability_not_live by the caller.
+      if (sandbox) return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
+      throw notFound(name);
+    },
+
+    async orderProfiles(environment: Environment, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]> {
+      try {
+        return await suppliers[environment].orderProfiles(input);
+      } catch (error) {
+        if (!isSupplierError(error)) throw error;
+        logger.warn({ err: error.message, failure: error.failure, reference: input.reference }, 'supplier order failed');
+        throw supplierErrors.order(error, input.bundle);
+      }
+    },
+
+    async profileAction(environment: Environment, iccid: string, action: 'suspend' | 'resume'): Promise<void> {
+      const supplier = suppliers[environment];
+      try {
+        await (action === 'suspend' ? supplier.suspendProfile(iccid) : supplier.resumeProfile(iccid));
+      } catch (error) {
+        if (!isSupplierError(error)) throw error;
+        logger.warn({ err: error.message, failure: error.failure, action }, 'supplier profile action failed');
+        throw supplierErrors.profileAction(error, action);
+      }
+    },
+  };
+}
+
+export type Catalogue = ReturnType<typeof createCatalogue>;
+
+const notFound = (name: string) => new ApiError('resource_not_found', { param: 'name', message: `No bundle named \`${name}\`.` });
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,33 @@
+import { randomInt } from 'node:crypto';
+import type { SuppliedProfile } from '@connectivity/contracts';
+import type { BundleRepository } from '../db/bundle-repository.ts';
+import { SANDBOX_SMDP_ADDRESS, sandboxMatchingId } from '../domain/activation-code.ts';
+import { sandboxIccid } from '../domain/iccid.ts';
+import { SupplierError, type Supplier } from './types.ts';
+
+const randomDigits = (count: number): string => Array.from({ length: count }, () => String(randomInt(10))).join('');
+
+/** A simulated profile: a valid, random sandbox ICCID and an activation code no handset can install. */
+export function sandboxProfile(): SuppliedProfile {
+  return { iccid: sandboxIccid(randomDigits), smdp_address: SANDBOX_SMDP_ADDRESS, matching_id: sandboxMatchingId(randomInt) };
+}
+
+/** The test environment's supplier: the seeded sandbox catalogue, and profiles made up on the spot. */
+export function createSimulatedSupplier(bundles: BundleRepository): Supplier {
+  return {
+    live: false,
+    async listBundles() {
+      return (await bundles.all()).map(({ price_cents: _price, ...bundle }) => bundle);
+    },
+    async listPrices() {
+      return new Map((await bundles.all()).map((b) => [b.name, b.price_cents]));
+    },
+    async orderProfiles({ bundle, quantity }) {
+      if (!(await bundles.get(bundle))) throw new SupplierError('unknown', `unknown bundle ${bundle}`);
+      return Array.from({ length: quantity }, sandboxProfile);
+    },
+    // Sandbox profiles live nowhere else: suspending and resuming them is only our own state.
+    suspendProfile: () => Promise.resolve(),
+    resumeProfile: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,13 @@
+import { SupplierError, type Supplier } from './types.ts';
+
+const notConfigured = () => Promise.reject(new SupplierError('unavailable', 'no live supplier is configured'));
+
+/** The live adapter until a supplier is configured: every call fails as unavailable. */
+export const unconfiguredSupplier: Supplier = {
+  live: true,
+  listBundles: notConfigured,
+  listPrices: notConfigured,
+  orderProfiles: notConfigured,
+  suspendProfile: notConfigured,
+  resumeProfile: notConfigured,
+};

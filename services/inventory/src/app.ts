@@ -1,0 +1,40 @@
+import { contract, internalAccountsContract, internalContract } from '@connectivity/contracts';
+import { createCursorCodec, createServiceApp, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import type { Express } from 'express';
+import { createCatalogueClient } from './clients/catalogue-client.ts';
+import type { Config } from './config.ts';
+import { internalAccountsRouter } from './routes/internal-accounts.ts';
+import { internalUsageRouter } from './routes/internal-usage.ts';
+import { esimRouter } from './routes/esims.ts';
+import { createExpressEndpoints } from '@ts-rest/express';
+
+export interface AppDeps extends ServiceRuntime {
+  config: Config;
+  /** Called after a commit that wrote outbox events (the service wakes its relay). */
+  onEvents?: () => void;
+}
+
+/** The inventory HTTP app; never listens, so tests drive it with supertest. */
+export function createApp(deps: AppDeps): Express {
+  const { config, logger } = deps;
+  const knex = deps.db.knex;
+  const onEvents = deps.onEvents ?? (() => {});
+  const catalogue = createCatalogueClient({
+    baseUrl: config.CATALOGUE_URL,
+    internalToken: config.INTERNAL_TOKEN ?? '',
+    timeoutMs: config.CATALOGUE_TIMEOUT_MS,
+  });
+  const cursors = createCursorCodec(config.CURSOR_SECRET);
+
+  return createServiceApp({
+    logger,
+    baseUrl: config.PUBLIC_BASE_URL,
+    internalToken: config.INTERNAL_TOKEN ?? '',
+    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    routes: (app) => {
+      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors }), app, tsRestOptions);
+      createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex, onEvents }), app, tsRestOptions);
+      createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, tsRestOptions);
+    },
+  });
+}

@@ -1,0 +1,25 @@
+import { cursorSecretSchema, loadServiceConfig, resolveCursorSecret, serviceConfigSchema } from '@connectivity/platform';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+/** inventory's environment, parsed once at boot (the platform's common variables + its own). */
+export const configSchema = serviceConfigSchema(8082).extend({
+  /** Signs list cursors; shared by every instance (see the platform's pagination). */
+  CURSOR_SECRET: cursorSecretSchema,
+  /** catalogue's base URL: bundles for orders, and live supply. */
+  CATALOGUE_URL: z.string().url().default('http://127.0.0.1:8081'),
+  CATALOGUE_TIMEOUT_MS: positiveInt(15_000),
+  /** How often the expiry sweeper looks for eSIMs past their validity. */
+  SWEEPER_INTERVAL_MS: positiveInt(15_000),
+  SWEEPER_BATCH_SIZE: positiveInt(200),
+  /** How often the outbox relay polls when nothing woke it. */
+  OUTBOX_POLL_INTERVAL_MS: positiveInt(500),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadServiceConfig(configSchema, env);
+  return { ...config, CURSOR_SECRET: resolveCursorSecret(config) };
+}

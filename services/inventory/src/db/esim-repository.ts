@@ -1,0 +1,92 @@
+import type { Environment, EsimState } from '@connectivity/contracts';
+import type { Knex } from 'knex';
+import { looksLikeIccid, type EsimRecord } from '../domain/esim.ts';
+import { SCHEMA } from './migrations/schema.ts';
+
+type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 'expires_at' | 'created_at' | 'updated_at' | 'thresholds_notified'> & {
+  // bigint columns arrive as strings from `pg`.
+  data_used_bytes: string | number;
+  data_limit_bytes: string | number | null;
+  expires_at: string | number | null;
+  created_at: string | number;
+  updated_at: string | number;
+  thresholds_notified: (string | number)[];
+};
+
+const num = (value: string | number): number => Number(value);
+const numOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
+
+export const toRecord = (row: EsimRow): EsimRecord => ({
+  ...row,
+  data_used_bytes: num(row.data_used_bytes),
+  data_limit_bytes: numOrNull(row.data_limit_bytes),
+  expires_at: numOrNull(row.expires_at),
+  created_at: num(row.created_at),
+  updated_at: num(row.updated_at),
+  thresholds_notified: row.thresholds_notified.map(Number),
+});
+
+const esims = (db: Knex) => db.withSchema(SCHEMA).from('esims');
+
+/** The position after which the next page starts: the last eSIM shown. */
+export interface EsimPosition {
+  created_at: number;
+  id: string;
+}
+
+export const esimRepository = {
+  async insert(db: Knex, records: EsimRecord[]): Promise<void> {
+    await esims(db).insert(records);
+  },
+
+  /** By id or ICCID, whoever owns it; `lock` takes the row lock for the caller's transaction. */
+  async find(db: Knex, idOrIccid: string, options: { lock?: boolean } = {}): Promise<EsimRecord | undefined> {
+    const query = esims(db)
+      .select('*')
+      .where(looksLikeIccid(idOrIccid) ? 'iccid' : 'id', idOrIccid)
+      .first();
+    if (options.lock) query.forUpdate();
+    const row = (await query) as EsimRow | undefined;
+    return row && toRecord(row);
+  },
+
+  async update(db: Knex, id: string, changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at'>>): Promise<void> {
+    await esims(db).where('id', id).update(changes);
+  },
+
+  /** A page of one account's eSIMs in one environment, newest first then by id, after `after`. */
+  async list(db: Knex, owner: { accountId: string; environment: Environment }, after: EsimPosition | undefined, limit: number): Promise<EsimRecord[]> {
+    const query = esims(db)
+      .select('*')
+      .where({ account_id: owner.accountId, environment: owner.environment })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
+    if (after) query.andWhereRaw('(created_at, id) < (?, ?)', [after.created_at, after.id]);
+    return ((await query) as EsimRow[]).map(toRecord);
+  },
+
+  /**
+   * Locks up to `limit` eSIMs whose validity has ended and that are not expired yet. Rows another
+   * sweeper holds are skipped, so two instances never expire the same eSIM twice.
+   */
+  async lockExpired(db: Knex, now: number, limit: number): Promise<EsimRecord[]> {
+    const rows = (await esims(db)
+      .select('*')
+      .whereNot('state', 'expired' satisfies EsimState)
+      .andWhere('expires_at', '<=', now)
+      .orderBy('expires_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()) as EsimRow[];
+    return rows.map(toRecord);
+  },
+};
+
+/** Whether a database error is the ICCID uniqueness check. */
+export function isDuplicateIccid(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string } | null;
+  return e?.code === '23505' && e.constraint === 'esims_iccid_key';
+}

@@ -1,0 +1,15 @@
+import { outboxMigration, type MigrationSet } from '@connectivity/platform';
+import * as accounts from './0002_accounts.ts';
+import * as ordersAndEsims from './0003_orders_and_esims.ts';
+import { SCHEMA } from './schema.ts';
+
+export { SCHEMA };
+
+export const migrations: MigrationSet = {
+  schema: SCHEMA,
+  migrations: {
+    '0001_outbox': outboxMigration(SCHEMA),
+    '0002_accounts': accounts,
+    '0003_orders_and_esims': ordersAndEsims,
+  },
+};

@@ -1,0 +1,21 @@
+import type { Environment } from '@connectivity/contracts';
+import type { Knex } from 'knex';
+import { SCHEMA } from './migrations/schema.ts';
+
+export interface OrderRecord {
+  id: string;
+  account_id: string;
+  environment: Environment;
+  bundle: string;
+  quantity: number;
+  price_cents: number;
+  total_cents: number;
+  currency: string;
+  created_at: number;
+}
+
+export const orderRepository = {
+  async insert(db: Knex, order: OrderRecord): Promise<void> {
+    await db.withSchema(SCHEMA).table('orders').insert(order);
+  },
+};

@@ -1,0 +1,56 @@
+import type { Environment, Esim, EsimState, EventType } from '@connectivity/contracts';
+
+/** An eSIM as inventory keeps it: the public fields plus its owner and thresholds notified. */
+export interface EsimRecord {
+  id: string;
+  account_id: string;
+  environment: Environment;
+  order_id: string;
+  iccid: string;
+  state: EsimState;
+  bundle: string | null;
+  data_used_bytes: number;
+  data_limit_bytes: number | null;
+  thresholds_notified: number[];
+  activation_code: string | null;
+  smdp_address: string | null;
+  matching_id: string | null;
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toPublicEsim(esim: EsimRecord): Esim {
+  return {
+    object: 'esim',
+    id: esim.id,
+    iccid: esim.iccid,
+    state: esim.state,
+    bundle: esim.bundle,
+    data_used_bytes: esim.data_used_bytes,
+    data_limit_bytes: esim.data_limit_bytes,
+    activation_code: esim.activation_code,
+    smdp_address: esim.smdp_address,
+    matching_id: esim.matching_id,
+    expires_at: esim.expires_at,
+    created_at: esim.created_at,
+    updated_at: esim.updated_at,
+    simulated: esim.environment === 'test',
+  };
+}
+
+/** The event each state emits when an eSIM moves into it (`active` is `esim.activated`). */
+export const STATE_EVENT_TYPES: Readonly<Record<EsimState, EventType>> = {
+  released: 'esim.released',
+  installed: 'esim.installed',
+  active: 'esim.activated',
+  suspended: 'esim.suspended',
+  expired: 'esim.expired',
+};
+
+/** An ICCID is 19 digits; anything else given as `{id}` is an eSIM id. */
+export const looksLikeIccid = (value: string): boolean => /^\d{19}$/.test(value);
+
+/** Whether the eSIM's validity has ended while it is not expired yet (the sweeper's job). */
+export const isPastValidity = (esim: Pick<EsimRecord, 'state' | 'expires_at'>, nowSeconds: number): boolean =>
+  esim.state !== 'expired' && esim.expires_at !== null && esim.expires_at <= nowSeconds;

@@ -1,0 +1,47 @@
+import { ApiError, type Environment, type InternalBundle } from '@connectivity/contracts';
+
+const SECONDS_PER_DAY = 86_400;
+
+/** `data_limit_bytes = data_mb * 1,000,000`; null (no limit, no thresholds) for unlimited bundles. */
+export function dataLimitBytes(bundle: Pick<InternalBundle, 'data_mb' | 'unlimited'>): number | null {
+  return bundle.unlimited || bundle.data_mb === null ? null : bundle.data_mb * 1_000_000;
+}
+
+/** Validity starts at purchase; null when the bundle states no duration. */
+export function expiresAt(createdAt: number, durationDays: number | undefined): number | null {
+  return durationDays === undefined ? null : createdAt + durationDays * SECONDS_PER_DAY;
+}
+
+export interface OrderPrice {
+  price_cents: number;
+  total_cents: number;
+  currency: 'USD';
+  /** Whether money moves: live orders only. */
+  rated: boolean;
+}
+
+export function priceOrder(bundle: Pick<InternalBundle, 'price_cents'>, quantity: number, environment: Environment): OrderPrice {
+  return { price_cents: bundle.price_cents, total_cents: bundle.price_cents * quantity, currency: 'USD', rated: environment === 'live' };
+}
+
+/** Whether the bundle can be ordered in `environment` (DECISIONS.md "When the rarer codes occur"). */
+export function assertOrderable(bundle: Pick<InternalBundle, 'name' | 'retired' | 'environments'>, environment: Environment): void {
+  if (bundle.retired) {
+    throw new ApiError('capability_not_orderable', { message: `The bundle \`${bundle.name}\` is retired and can no longer be ordered.` });
+  }
+  if (!bundle.environments.includes(environment)) {
+    throw new ApiError('capability_not_live', { message: `The bundle \`${bundle.name}\` exists only in the sandbox catalogue.` });
+  }
+}
+
+/** A live account must be verified and able to pay the whole order (DECISIONS.md "Catalogue"). */
+export function assertCanPay(account: { verified: boolean; live_balance_cents: number }, total: number): void {
+  if (!account.verified) {
+    throw new ApiError('verification_required', { message: 'Live orders need a verified account; contact support to verify it.' });
+  }
+  if (account.live_balance_cents < total) {
+    throw new ApiError('balance_insufficient', {
+      message: `The order costs ${total} cents; the live balance is ${account.live_balance_cents} cents.`,
+    });
+  }
+}

@@ -1,0 +1,58 @@
+import type { EsimState, EventType, UsageThreshold } from '@connectivity/contracts';
+import { createOutbox, outboxEntry, type InternalEvent } from '@connectivity/platform';
+import type { Knex } from 'knex';
+import { monotonicFactory } from 'ulid';
+import { STATE_EVENT_TYPES, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
+import { SCHEMA } from '../db/migrations/schema.ts';
+
+const outbox = createOutbox(SCHEMA);
+
+// Events of one transaction are published in id order (they share the transaction's created_at),
+// so their ids must grow within a millisecond too: a monotonic ULID does that.
+const monotonicUlid = monotonicFactory();
+
+function buildEsimEvent(type: EventType, esim: EsimRecord, data: Record<string, unknown>, now: Date): InternalEvent {
+  return {
+    object: 'event',
+    id: `evt_${monotonicUlid(now.getTime()).toLowerCase()}`,
+    type,
+    time: now.toISOString(),
+    created_at: Math.floor(now.getTime() / 1000),
+    environment: esim.environment,
+    data,
+    account_id: esim.account_id,
+  };
+}
+
+/** What one change of an eSIM announces, in order. */
+export type EsimChange =
+  | { kind: 'state'; esim: EsimRecord; previous_state: EsimState | null }
+  | { kind: 'threshold'; esim: EsimRecord; threshold_percent: UsageThreshold };
+
+function eventOf(change: EsimChange, now: Date): InternalEvent {
+  const object = toPublicEsim(change.esim);
+  if (change.kind === 'state') {
+    return buildEsimEvent(STATE_EVENT_TYPES[change.esim.state], change.esim, { object, previous_state: change.previous_state }, now);
+  }
+  return buildEsimEvent(
+    'esim.usage.threshold',
+    change.esim,
+    {
+      object,
+      threshold_percent: change.threshold_percent,
+      data_used_bytes: change.esim.data_used_bytes,
+      data_limit_bytes: change.esim.data_limit_bytes,
+    },
+    now,
+  );
+}
+
+/**
+ * Writes the events of `changes` to the outbox in the transaction that made the changes, so
+ * they are published if and only if it commits (DECISIONS.md "Events").
+ */
+export async function recordEsimEvents(trx: Knex.Transaction, changes: EsimChange[], now = new Date()): Promise<InternalEvent[]> {
+  const events = changes.map((change) => eventOf(change, now));
+  for (const event of events) await outbox.add(trx, outboxEntry(event));
+  return events;
+}

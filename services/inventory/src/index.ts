@@ -1,0 +1,4 @@
+export { createApp, type AppDeps } from './app.ts';
+export { loadConfig, type Config } from './config.ts';
+export { migrations } from './db/migrations/index.ts';
+export { inventoryService } from './service.ts';

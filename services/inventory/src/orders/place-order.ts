@@ -1,0 +1,137 @@
+import { ApiError, type Order, type SuppliedProfile } from '@connectivity/contracts';
+import { newId, type Logger } from '@connectivity/platform';
+import type { Knex } from 'knex';
+import type { CatalogueClient } from '../clients/catalogue-client.ts';
+import { accountRepository, defaultAccount } from '../db/account-repository.ts';
+import { esimRepository, isDuplicateIccid } from '../db/esim-repository.ts';
+import { orderRepository } from '../db/order-repository.ts';
+import type { Caller } from '../domain/access.ts';
+import { activationCode } from '../domain/activation-code.ts';
+import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
+import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../domain/order.ts';
+import { recordEsimEvents } from '../events/esim-events.ts';
+
+export interface PlaceOrderDeps {
+  knex: Knex;
+  catalogue: CatalogueClient;
+  logger: Logger;
+  /** Called after a commit that wrote events, so the relay publishes them without waiting. */
+  onEvents: () => void;
+  now?: () => Date;
+}
+
+// Sandbox ICCIDs are random: a collision with an existing one is all but impossible, but if it
+// happens the order is simply made again with fresh profiles.
+const SANDBOX_ATTEMPTS = 3;
+
+/**
+ * POST /v1/esim. The bundle and the profiles come from catalogue before the transaction (never a
+ * remote call inside it); then ONE transaction debits a live account, writes the order, its
+ * eSIMs and one `esim.released` event per eSIM.
+ */
+export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { bundle: string; quantity: number }): Promise<Order> {
+  const now = deps.now ?? (() => new Date());
+  const live = caller.environment === 'live';
+
+  const bundle = await findBundle(deps, caller, input.bundle);
+  assertOrderable(bundle, caller.environment);
+  const price = priceOrder(bundle, input.quantity, caller.environment);
+  // Checked before buying profiles, so a refused order costs the supplier nothing.
+  if (live) assertCanPay((await accountRepository.find(deps.knex, caller.accountId)) ?? defaultAccount(caller.accountId, 0), price.total_cents);
+
+  for (let attempt = 1; ; attempt += 1) {
+    const orderId = newId('order');
+    const profiles = await supply(deps, caller, { reference: orderId, bundle: bundle.name, quantity: input.quantity });
+    const createdAt = Math.floor(now().getTime() / 1000);
+    const esims: EsimRecord[] = profiles.map((profile) => ({
+      id: newId('esim'),
+      account_id: caller.accountId,
+      environment: caller.environment,
+      order_id: orderId,
+      iccid: profile.iccid,
+      state: 'released',
+      bundle: bundle.name,
+      data_used_bytes: 0,
+      data_limit_bytes: dataLimitBytes(bundle),
+      thresholds_notified: [],
+      activation_code: activationCode(profile.smdp_address, profile.matching_id),
+      smdp_address: profile.smdp_address,
+      matching_id: profile.matching_id,
+      expires_at: expiresAt(createdAt, bundle.duration_days),
+      created_at: createdAt,
+      updated_at: createdAt,
+    }));
+
+    try {
+      await deps.knex.transaction(async (trx) => {
+        if (live) {
+          // The balance may have been spent since the check above: check again under the row lock.
+          const account = (await accountRepository.find(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
+          assertCanPay(account, price.total_cents);
+          await accountRepository.debit(trx, caller.accountId, price.total_cents, createdAt);
+        }
+        await orderRepository.insert(trx, {
+          id: orderId,
+          account_id: caller.accountId,
+          environment: caller.environment,
+          bundle: bundle.name,
+          quantity: input.quantity,
+          price_cents: price.price_cents,
+          total_cents: price.total_cents,
+          currency: price.currency,
+          created_at: createdAt,
+        });
+        await esimRepository.insert(trx, esims);
+        await recordEsimEvents(
+          trx,
+          esims.map((esim) => ({ kind: 'state', esim, previous_state: null })),
+        );
+      });
+    } catch (error) {
+      if (live && !(error instanceof ApiError)) {
+        deps.logger.error({ orderId, err: errorMessage(error) }, 'live order failed after the supplier delivered profiles');
+      }
+      if (isDuplicateIccid(error)) {
+        if (!live && attempt < SANDBOX_ATTEMPTS) continue;
+        throw new ApiError('supplier_refused', { message: 'The supplier delivered a profile that is already in use; nothing was charged.' });
+      }
+      throw error;
+    }
+    deps.onEvents();
+    return {
+      object: 'order',
+      id: orderId,
+      bundle: bundle.name,
+      quantity: input.quantity,
+      ...price,
+      esims: esims.map(toPublicEsim),
+      simulated: !live,
+      created_at: createdAt,
+    };
+  }
+}
+
+async function findBundle(deps: PlaceOrderDeps, caller: Caller, name: string) {
+  try {
+    return await deps.catalogue.getBundle(caller, name);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'resource_not_found') {
+      throw new ApiError('invalid_parameter', { param: 'bundle', message: `No bundle is named \`${name}\`; list them with GET /v1/esim/bundles.` });
+    }
+    // POST /v1/esim documents one supplier failure: the order is refused.
+    if (error instanceof ApiError && (error.code === 'supplier_unavailable' || error.code === 'pricing_unavailable')) {
+      throw new ApiError('supplier_refused', { message: 'The supplier cannot take orders right now; nothing was charged. Retry later.' });
+    }
+    throw error;
+  }
+}
+
+async function supply(deps: PlaceOrderDeps, caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]> {
+  const profiles = await deps.catalogue.orderProfiles(caller, input);
+  if (profiles.length !== input.quantity) {
+    throw new ApiError('supplier_refused', { message: 'The supplier did not deliver the profiles ordered; nothing was charged.' });
+  }
+  return profiles;
+}
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,180 @@
+import type { Server } from 'node:http';
+import {
+  createApp as createCatalogueApp,
+  loadConfig as loadCatalogueConfig,
+  migrations as catalogueMigrations,
+  startFakeSupplier,
+  type FakeSupplier,
+} from '@connectivity/catalogue';
+import { INTERNAL_HEADERS, type Environment, type Esim, type Order } from '@connectivity/contracts';
+import { closeServer, createLogger, listen, newId, runMigrations, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
+import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
+import type { Express } from 'express';
+import request from 'supertest';
+import { expect } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { migrations } from '../src/db/migrations/index.ts';
+import { inventoryService } from '../src/service.ts';
+
+export const INTERNAL_TOKEN = 'test-internal-token-0123456789';
+const CURSOR_SECRET = 'test-cursor-secret-0123456789-abcdef';
+const logger = createLogger({ name: 'inventory-test', level: 'silent' });
+
+export interface Caller {
+  accountId: string;
+  environment: Environment;
+  keyId: string;
+}
+
+export const newCaller = (environment: Environment, accountId = newId('account')): Caller => ({ accountId, environment, keyId: newId('apiKey') });
+
+/** The same account with a key of the other environment. */
+export const otherEnvironment = (caller: Caller): Caller => newCaller(caller.environment === 'test' ? 'live' : 'test', caller.accountId);
+
+/** The headers the gateway sends with a caller's request. */
+export function headersFor(caller: Caller): Record<string, string> {
+  return {
+    [INTERNAL_HEADERS.token]: INTERNAL_TOKEN,
+    [INTERNAL_HEADERS.accountId]: caller.accountId,
+    [INTERNAL_HEADERS.environment]: caller.environment,
+    [INTERNAL_HEADERS.keyId]: caller.keyId,
+    [INTERNAL_HEADERS.requestId]: newId('request'),
+  };
+}
+
+const idempotencyKey = () => `idem-${newId('request')}`;
+
+/** Polls `check` until it stops throwing, or fails with its last error after `timeoutMs`. */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+export interface Harness {
+  app: Express;
+  db: Database;
+  bus: Bus;
+  supplier: FakeSupplier;
+  /** Every event published on the bus, in arrival order. */
+  events: InternalEvent[];
+  eventsOf(esimId: string): InternalEvent[];
+  order(caller: Caller, body: object): request.Test;
+  patch(caller: Caller, id: string, state: string): request.Test;
+  usage(caller: Caller, id: string, bytes: number): request.Test;
+  get(caller: Caller, path: string): request.Test;
+  /** Verifies a live account and gives it a balance, as the operator would. */
+  fund(accountId: string, settings: { verified?: boolean; live_balance_cents?: number }): Promise<void>;
+  /** An inventory app whose catalogue has no live supplier configured. */
+  withoutSupplier(): Promise<Express>;
+  close(): Promise<void>;
+}
+
+async function startCatalogueServer(db: Database, bus: Bus, supplier?: FakeSupplier): Promise<{ url: string; server: Server }> {
+  const config = loadCatalogueConfig({
+    INTERNAL_TOKEN,
+    CURSOR_SECRET,
+    SUPPLIER_RETRIES: '0',
+    ...(supplier && { SUPPLIER_URL: supplier.url, SUPPLIER_API_KEY: supplier.apiKey }),
+  });
+  const server = await listen(createCatalogueApp({ db, bus, logger, config }), 0, '127.0.0.1');
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('catalogue did not bind');
+  return { url: `http://127.0.0.1:${address.port}`, server };
+}
+
+const inventoryConfig = (catalogueUrl: string) =>
+  loadConfig({
+    INTERNAL_TOKEN,
+    CURSOR_SECRET,
+    CATALOGUE_URL: catalogueUrl,
+    // Tests run the sweeper themselves, with a clock of their choosing.
+    SWEEPER_INTERVAL_MS: String(24 * 3_600_000),
+    OUTBOX_POLL_INTERVAL_MS: '50',
+  });
+
+/**
+ * inventory as the gateway sees it, on a fresh database and bus (PostgreSQL + NATS when
+ * DATABASE_URL and NATS_URL are set, else PGlite + the in-process bus), with catalogue
+ * listening on a loopback port and the fake wholesale supplier behind it.
+ */
+export async function startInventory(): Promise<Harness> {
+  const supplier = await startFakeSupplier();
+  const db = await createTestDatabase();
+  await runMigrations(db.knex, catalogueMigrations);
+  await runMigrations(db.knex, migrations);
+  const bus = await createTestBus();
+  const catalogue = await startCatalogueServer(db, bus, supplier);
+  const servers = [catalogue.server];
+  const services: StartedService[] = [await inventoryService.start({ db, bus, logger }, inventoryConfig(catalogue.url))];
+  const started = services[0];
+  if (!started) throw new Error('inventory did not start');
+
+  const events: InternalEvent[] = [];
+  const subscription = await bus.subscribe<InternalEvent>({ durable: `collector_${newId('request').slice(4)}`, filterSubjects: ['events.>'] }, (msg) => {
+    events.push(msg.payload);
+    return Promise.resolve();
+  });
+
+  const app = started.app;
+  return {
+    app,
+    db,
+    bus,
+    supplier,
+    events,
+    eventsOf: (esimId) => events.filter((e) => (e.data as { object?: { id?: string } }).object?.id === esimId),
+    order: (caller, body) => request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),
+    patch: (caller, id, state) =>
+      request(app).patch(`/v1/esim/${id}`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send({ state }),
+    usage: (caller, id, bytes) => request(app).post(`/internal/esims/${id}/usage`).set(headersFor(caller)).send({ bytes }),
+    get: (caller, path) => request(app).get(path).set(headersFor(caller)),
+    async fund(accountId, settings) {
+      const res = await request(app)
+        .put(`/internal/accounts/${accountId}`)
+        .set(headersFor(newCaller('live', accountId)))
+        .send(settings);
+      expect(res.status).toBe(200);
+    },
+    async withoutSupplier() {
+      const bare = await startCatalogueServer(db, bus);
+      servers.push(bare.server);
+      const other = await inventoryService.start({ db, bus, logger }, inventoryConfig(bare.url));
+      services.push(other);
+      return other.app;
+    },
+    async close() {
+      await subscription.stop();
+      for (const service of services) await service.stop();
+      for (const server of servers) await closeServer(server);
+      await supplier.close();
+      await bus.close();
+      await db.close();
+    },
+  };
+}
+
+/** Buys one test eSIM and returns it. */
+export async function buyEsim(h: Harness, caller: Caller, bundle = 'esim_5GB_30D_EU'): Promise<Esim> {
+  const res = await h.order(caller, { bundle });
+  expect(res.status).toBe(201);
+  const [esim] = (res.body as Order).esims;
+  if (!esim) throw new Error('the order created no eSIM');
+  return esim;
+}
+
+/** The types of the events published for one eSIM, once `count` of them have arrived. */
+export async function eventTypesOf(h: Harness, esimId: string, count: number): Promise<string[]> {
+  return eventually(() => {
+    const types = h.eventsOf(esimId).map((e) => e.type);
+    expect(types.length).toBeGreaterThanOrEqual(count);
+    return types;
+  });
+}
+
