@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
 import { createBus, createDatabase, createLogger } from '@connectivity/platform';
 import { shutdownTelemetry } from '@connectivity/platform/telemetry';
@@ -22,6 +23,10 @@ const env: NodeJS.ProcessEnv = {
   // One process shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
   CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
 };
+// Opt-in (FAKE_SUPPLIER=1): the bundled fake wholesale supplier serves live keys, so the live
+// path (catalogue, pricing, orders, balance) can be tried on a laptop too.
+const fakeSupplier = config.FAKE_SUPPLIER ? await startFakeSupplier({ port: config.FAKE_SUPPLIER_PORT }) : undefined;
+if (fakeSupplier) Object.assign(env, { SUPPLIER_URL: fakeSupplier.url, SUPPLIER_API_KEY: fakeSupplier.apiKey });
 const composition = await startComposition({ runtime: { db, bus, logger }, env, port: config.PORT, host: config.HOST });
 
 const dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
@@ -34,7 +39,7 @@ process.stdout.write(
     `  API reference:  http://localhost:${config.PORT}/docs`,
     `  dev account:    ${dev.accountId}`,
     `  test key:       ${dev.testKey}`,
-    `  live key:       ${dev.liveKey}`,
+    `  live key:       ${dev.liveKey}${fakeSupplier ? `  (fake wholesale supplier on ${fakeSupplier.url})` : ''}`,
     '',
   ].join('\n') + '\n',
 );
@@ -45,6 +50,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   logger.info({ signal }, 'shutting down');
   await composition.stop();
+  await fakeSupplier?.close();
   await bus.close();
   await db.close();
   await shutdownTelemetry();
