@@ -6,6 +6,11 @@ import { loadCliConfig } from './config.ts';
 export async function run(argv: string[], options: { env?: NodeJS.ProcessEnv; out?: Output; err?: Output } = {}): Promise<number> {
   const out = options.out ?? { log: (line: string) => console.log(line) };
   const err = options.err ?? { log: (line: string) => console.error(line) };
+  const wantsHelp = argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
+  if (wantsHelp) {
+    out.log(usage());
+    return 0;
+  }
   let parsed: ReturnType<typeof parseCommand>;
   try {
     parsed = parseCommand(argv);
@@ -14,8 +19,8 @@ export async function run(argv: string[], options: { env?: NodeJS.ProcessEnv; ou
     return 2;
   }
   if (!parsed) {
-    (argv.length === 0 || argv.includes('--help') ? out : err).log(usage());
-    return argv.length === 0 || argv.includes('--help') ? 0 : 2;
+    err.log(usage());
+    return 2;
   }
   try {
     const client = createAdminClient(await resolveEndpoint(loadCliConfig(options.env)));

@@ -107,4 +107,12 @@ describe('pnpm cli', () => {
     expect(await run(['account', 'balance', 'acct_x', '-5'], { env: { DATA_DIR: dataDir }, err: bad })).toBe(2);
     expect(await run(['frobnicate'], { env: { DATA_DIR: dataDir }, err: capture() })).toBe(2);
   });
+
+  it('prints its usage on --help, -h and help, with exit code 0', async () => {
+    for (const argv of [['--help'], ['-h'], ['help'], [], ['key', '--help']]) {
+      const out = capture();
+      expect(await run(argv, { env: { DATA_DIR: dataDir }, out })).toBe(0);
+      expect(out.lines.join('\n')).toMatch(/pnpm cli account create/);
+    }
+  });
 });
