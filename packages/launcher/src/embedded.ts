@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
-import { createBus, createDatabase, createLogger } from '@connectivity/platform';
-import { shutdownTelemetry } from '@connectivity/platform/telemetry';
+import { createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
 import { loadLauncherConfig, processEnv } from './config.ts';
 import { startComposition } from './compose.ts';
 
@@ -44,17 +43,9 @@ process.stdout.write(
   ].join('\n') + '\n',
 );
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down');
+exitOnSignal(logger, async () => {
   await composition.stop();
   await fakeSupplier?.close();
   await bus.close();
   await db.close();
-  await shutdownTelemetry();
-  process.exit(0);
-}
-process.once('SIGTERM', (signal) => void shutdown(signal));
-process.once('SIGINT', (signal) => void shutdown(signal));
+});

@@ -1,3 +1,4 @@
 export * from './run-service.ts';
 export * from './service-config.ts';
+export * from './shutdown.ts';
 export * from './types.ts';

@@ -4,7 +4,7 @@ import { ConfigError } from '../config.ts';
 import { createDatabase } from '../db/create-database.ts';
 import { runMigrations } from '../db/migrate.ts';
 import { createLogger } from '../logger.ts';
-import { shutdownTelemetry } from '../telemetry/start.ts';
+import { exitOnSignal } from './shutdown.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
 
 export function listen(app: { listen: (port: number, host: string) => Server }, port: number, host: string): Promise<Server> {
@@ -37,18 +37,10 @@ export async function runService<C extends ServiceConfig>(definition: ServiceDef
   const server = await listen(started.app, config.PORT, config.HOST);
   logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, `${definition.name} listening`);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
+  exitOnSignal(logger, async () => {
     await closeServer(server);
     await started.stop();
     await bus.close();
     await db.close();
-    await shutdownTelemetry();
-    process.exit(0);
-  };
-  process.once('SIGTERM', (signal) => void shutdown(signal));
-  process.once('SIGINT', (signal) => void shutdown(signal));
+  });
 }
