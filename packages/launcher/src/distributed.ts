@@ -30,6 +30,8 @@ const env: NodeJS.ProcessEnv = {
   INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
   // One process tree shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
   CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
+  // Error links point at the port actually served unless a public URL is configured.
+  PUBLIC_BASE_URL: processEnv().PUBLIC_BASE_URL || `http://localhost:${config.PORT}`,
 };
 const portOf = (name: string) => config.PORT + (PORT_OFFSET[name] ?? 0);
 for (const [name, variable] of Object.entries(URL_VARIABLE)) env[variable] = `http://127.0.0.1:${portOf(name)}`;

@@ -21,6 +21,8 @@ const env: NodeJS.ProcessEnv = {
   INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
   // One process shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
   CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
+  // Error links point at the port actually served unless a public URL is configured.
+  PUBLIC_BASE_URL: processEnv().PUBLIC_BASE_URL || `http://localhost:${config.PORT}`,
 };
 // Opt-in (FAKE_SUPPLIER=1): the bundled fake wholesale supplier serves live keys, so the live
 // path (catalogue, pricing, orders, balance) can be tried on a laptop too.

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startFakeSupplier, type FakeSupplier } from '@connectivity/catalogue';
+import { createLogger, type Bus, type Database } from '@connectivity/platform';
+import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startComposition, type Composition } from '../src/compose.ts';
+
+/**
+ * The live path end to end, through the public gateway and the operator admin API only: the
+ * whole composition with the fake wholesale supplier configured as the live supplier. Runs on
+ * PostgreSQL + NATS when configured, else on PGlite + the in-process bus.
+ */
+interface Reply {
+  status: number;
+  body: Record<string, unknown> & { error?: { code: string; param?: string } };
+}
+
+describe('live supply through the gateway', () => {
+  let db: Database;
+  let bus: Bus;
+  let supplier: FakeSupplier;
+  let composition: Composition;
+  let dataDir = '';
+  let admin = { url: '', token: '' };
+  let account = { id: '', test: '', live: '' };
+
+  const api = async (key: string, method: string, pathname: string, body?: unknown): Promise<Reply> => {
+    const response = await fetch(`${composition.gatewayUrl}${pathname}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(method === 'GET' ? {} : { 'idempotency-key': randomBytes(12).toString('hex') }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Reply['body'] };
+  };
+  const operator = async (method: string, pathname: string, body?: unknown): Promise<Reply> => {
+    const response = await fetch(`${admin.url}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Reply['body'] };
+  };
+  const setAccount = async (settings: Record<string, unknown>) => {
+    const res = await operator('PATCH', `/admin/accounts/${account.id}`, settings);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    bus = await createTestBus();
+    supplier = await startFakeSupplier();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'live-e2e-'));
+    composition = await startComposition({
+      runtime: { db, bus, logger: createLogger({ name: 'live-e2e', level: 'warn' }) },
+      env: {
+        INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
+        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+        ADMIN_PORT: '0',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        SUPPLIER_URL: supplier.url,
+        SUPPLIER_API_KEY: supplier.apiKey,
+      },
+      port: 0,
+      host: '127.0.0.1',
+    });
+    // A running gateway tells the operator CLI where its admin API is; so does it tell us.
+    admin = JSON.parse(await readFile(path.join(dataDir, 'admin.json'), 'utf8')) as typeof admin;
+    const created = await operator('POST', '/admin/accounts', { name: 'Live Co' });
+    expect(created.status).toBe(201);
+    const keys = created.body.keys as { test: { secret: string }; live: { secret: string } };
+    account = { id: created.body.id as string, test: keys.test.secret, live: keys.live.secret };
+  }, 180_000);
+
+  afterAll(async () => {
+    await composition?.stop();
+    await supplier?.close();
+    await bus?.close();
+    await db?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('catalogue, verification, balance, order, the test/live boundary, the switch and cancel', async () => {
+    const catalogue = await api(account.live, 'GET', '/v1/esim/bundles?limit=100');
+    expect(catalogue.status, JSON.stringify(catalogue.body)).toBe(200);
+    const bundles = catalogue.body.data as { name: string; price_cents: number; simulated: boolean; rated: boolean }[];
+    expect(bundles.length).toBeGreaterThan(0);
+    for (const bundle of bundles) expect(bundle).toMatchObject({ simulated: false, rated: true });
+    const bundle = bundles.find((b) => b.name === 'esim_1GB_7D_GB');
+    if (!bundle) throw new Error('the fake supplier sells esim_1GB_7D_GB');
+
+    const unverified = await api(account.live, 'POST', '/v1/esim', { bundle: bundle.name });
+    expect(unverified.status).toBe(403);
+    expect(unverified.body.error?.code).toBe('verification_required');
+
+    await setAccount({ verified: true });
+    const broke = await api(account.live, 'POST', '/v1/esim', { bundle: bundle.name });
+    expect(broke.status).toBe(402);
+    expect(broke.body.error?.code).toBe('balance_insufficient');
+    expect(supplier.state.orders.size).toBe(0);
+
+    const settings = await setAccount({ live_balance_cents: bundle.price_cents * 3 });
+    expect(settings.settings).toMatchObject({ verified: true, live_balance_cents: bundle.price_cents * 3 });
+    const order = await api(account.live, 'POST', '/v1/esim', { bundle: bundle.name, quantity: 2 });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    expect(order.body).toMatchObject({ object: 'order', quantity: 2, total_cents: bundle.price_cents * 2, rated: true, simulated: false });
+    const [live] = order.body.esims as { id: string; iccid: string; simulated: boolean; smdp_address: string }[];
+    if (!live) throw new Error('the order made no eSIM');
+    expect(live.simulated).toBe(false);
+    expect(supplier.state.profiles.get(live.iccid)?.status).toBe('active');
+    const after = await operator('PATCH', `/admin/accounts/${account.id}`, { verified: true });
+    expect(after.body.settings).toMatchObject({ live_balance_cents: bundle.price_cents });
+
+    // The test/live boundary, both ways.
+    const sandbox = await api(account.test, 'POST', '/v1/esim', { bundle: bundle.name });
+    expect(sandbox.status).toBe(201);
+    const [simulated] = sandbox.body.esims as { id: string }[];
+    const testReadsLive = await api(account.test, 'GET', `/v1/esim/${live.id}`);
+    expect(testReadsLive.status).toBe(403);
+    expect(testReadsLive.body.error?.code).toBe('test_key_live_resource');
+    const liveReadsTest = await api(account.live, 'GET', `/v1/esim/${simulated?.id ?? ''}`);
+    expect(liveReadsTest.status).toBe(403);
+    expect(liveReadsTest.body.error?.code).toBe('live_key_test_resource');
+
+    // The operator switches live ordering off: the live catalogue and live orders are refused.
+    expect((await setAccount({ live_ordering: false })).live_ordering).toBe(false);
+    const offCatalogue = await api(account.live, 'GET', '/v1/esim/bundles');
+    expect(offCatalogue.status).toBe(409);
+    expect(offCatalogue.body.error?.code).toBe('capability_not_orderable');
+    const offOrder = await api(account.live, 'POST', '/v1/esim', { bundle: bundle.name });
+    expect(offOrder.status).toBe(409);
+    expect(offOrder.body.error?.code).toBe('capability_not_orderable');
+    // The sandbox is not affected.
+    expect((await api(account.test, 'GET', '/v1/esim/bundles')).status).toBe(200);
+
+    // Cancelling an eSIM the account has is still possible, and the supplier is told.
+    const cancelled = await api(account.live, 'PATCH', `/v1/esim/${live.id}`, { state: 'expired' });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.state).toBe('expired');
+    expect(supplier.state.profiles.get(live.iccid)?.status).toBe('terminated');
+
+    expect((await setAccount({ live_ordering: true })).live_ordering).toBe(true);
+    expect((await api(account.live, 'GET', '/v1/esim/bundles')).status).toBe(200);
+  }, 120_000);
+});
