@@ -1,12 +1,12 @@
 import { CURRENT_SERVICE_VERSION, buildOpenApiDocument } from '@connectivity/contracts';
 import { createCursorCodec, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
-import { apiReference } from '@scalar/express-api-reference';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.ts';
 import { accessLog } from './edge/access-log.ts';
 import { createForwarder, type Forwarder } from './edge/forward.ts';
 import { addressBucket, applyRateLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
 import { createRateLimiter } from './edge/rate-limiter.ts';
+import { docsRoutes } from './routes/docs.ts';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
@@ -81,11 +81,7 @@ export function createApp(deps: AppDeps): Express {
     openApi ??= buildOpenApiDocument({ serverUrl: baseUrl });
     res.json(openApi);
   });
-  app.get(
-    '/docs',
-    publicLimit,
-    apiReference({ url: '/v1/openapi.json', pageTitle: 'Connectivity Service API reference' }) as unknown as RequestHandler,
-  );
+  app.use(docsRoutes(publicLimit));
 
   app.use(edgePipeline(pipelineDeps));
   app.use(errorHandler({ baseUrl, logger }));

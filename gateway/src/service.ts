@@ -50,6 +50,7 @@ export async function startGateway(runtime: ServiceRuntime, config: Config): Pro
       adminToken,
       baseUrl: config.PUBLIC_BASE_URL,
       inventory: { url: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
+      catalogue: { url: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
       onEventsWritten: () => relay.wake(),
     });
     const adminServer: Server = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);

@@ -85,6 +85,18 @@ describe('the operator admin API', () => {
     expect(JSON.parse(forwarded?.body ?? '{}')).toEqual({ verified: true, live_balance_cents: 5000 });
   });
 
+  it('passes the live-ordering switch on to catalogue', async () => {
+    const created = (await request(gateway.adminUrl).post('/admin/accounts').set(admin()).send({})).body as CreatedAccount;
+    const res = await request(gateway.adminUrl).patch(`/admin/accounts/${created.id}`).set(admin()).send({ live_ordering: false });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: created.id, live_ordering: false, settings: null });
+    const forwarded = h.upstream.seen.find((r) => r.url === `/internal/accounts/${created.id}/live-ordering`);
+    expect(forwarded?.method).toBe('PUT');
+    expect(forwarded?.headers['x-internal-token']).toBe(h.config.INTERNAL_TOKEN);
+    expect(JSON.parse(forwarded?.body ?? '{}')).toEqual({ enabled: false });
+    expectAdminError(await request(gateway.adminUrl).patch(`/admin/accounts/${created.id}`).set(admin()).send({ live_ordering: 'off' }), 400, 'invalid_parameter');
+  });
+
   it('refuses bad input with the error object', async () => {
     expectAdminError(await request(gateway.adminUrl).post('/admin/accounts/acct_nope/keys').set(admin()).send({ environment: 'test' }), 404, 'resource_not_found');
     expectAdminError(await request(gateway.adminUrl).post('/admin/accounts/acct_nope/keys').set(admin()).send({ environment: 'prod' }), 400, 'invalid_parameter');

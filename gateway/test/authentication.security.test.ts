@@ -93,6 +93,14 @@ describe('routes cannot be probed without a key', () => {
     expect(docs.status).toBe(200);
     expect(docs.headers['content-type']).toMatch(/text\/html/);
     expect(docs.text).toContain('/v1/openapi.json');
+    // The page's script is served by the gateway itself: the docs work with no network.
+    const script = /<script src="([^"]+)"/.exec(docs.text)?.[1];
+    expect(script).toBe('/docs/assets/standalone.js');
+    expect(docs.text).not.toMatch(/cdn\.jsdelivr|https:\/\//);
+    const asset = await request(h.app).get(script ?? '');
+    expect(asset.status).toBe(200);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(asset.text || String(asset.body as Buffer)).toContain('createApiReference');
   });
 });
 

@@ -8,14 +8,18 @@ import { listKeys, toApiKey } from '../db/keys-repository.ts';
 import { createAccount, restrictKey, revokeKeyById, rotateKey } from '../keys/key-admin.ts';
 import { accessLog } from '../edge/access-log.ts';
 import { requireAdminToken } from './admin-auth.ts';
+import type { InternalTarget } from './internal-put.ts';
 import { putInventorySettings } from './inventory-settings.ts';
+import { putLiveOrdering } from './live-ordering.ts';
 
 export interface AdminDeps {
   knex: Knex;
   logger: Logger;
   adminToken: string;
   baseUrl: string;
-  inventory: { url: string; internalToken: string; timeoutMs: number };
+  inventory: InternalTarget;
+  /** catalogue owns the live-ordering switch. */
+  catalogue: InternalTarget;
   /** Called after a change wrote `api_key.*` events to the outbox. */
   onEventsWritten: () => void;
 }
@@ -29,6 +33,7 @@ const settingsBody = z
     verified: z.boolean().optional(),
     live_balance_cents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     rate_limit_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    live_ordering: z.boolean().optional(),
   })
   .strict();
 
@@ -69,7 +74,8 @@ async function accountView(knex: Knex, accountId: string) {
 
 /**
  * The operator admin API (used by `pnpm cli`): accounts and keys, which are not part of the
- * public API, plus verification and balance, passed on to inventory. It has its own listener,
+ * public API, plus verification and balance, passed on to inventory, and the live-ordering
+ * switch, passed on to catalogue. It has its own listener,
  * on the loopback interface by default, and takes only the admin token.
  */
 export function createAdminApp(deps: AdminDeps): Express {
@@ -139,13 +145,15 @@ export function createAdminApp(deps: AdminDeps): Express {
       if (body.rate_limit_per_minute !== undefined) await setRateLimit(deps.knex, accountId, body.rate_limit_per_minute);
       let inventory: unknown = null;
       if (body.verified !== undefined || body.live_balance_cents !== undefined) {
-        inventory = await putInventorySettings(
-          { ...deps.inventory, inventoryUrl: deps.inventory.url, requestId },
-          accountId,
-          { verified: body.verified, live_balance_cents: body.live_balance_cents },
-        );
+        inventory = await putInventorySettings({ ...deps.inventory, requestId }, accountId, {
+          verified: body.verified,
+          live_balance_cents: body.live_balance_cents,
+        });
       }
-      return { status: 200, body: { ...(await accountView(deps.knex, accountId)), settings: inventory } };
+      // Null when not changed by this call: the switch lives in catalogue, not here.
+      let liveOrdering: boolean | null = null;
+      if (body.live_ordering !== undefined) liveOrdering = await putLiveOrdering({ ...deps.catalogue, requestId }, accountId, body.live_ordering);
+      return { status: 200, body: { ...(await accountView(deps.knex, accountId)), settings: inventory, live_ordering: liveOrdering } };
     }),
   );
 

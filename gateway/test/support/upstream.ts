@@ -67,6 +67,10 @@ export async function startUpstream(): Promise<Upstream> {
     const body = JSON.parse(String(req.body)) as { verified?: boolean; live_balance_cents?: number };
     res.json({ object: 'account_settings', account_id: req.params.accountId, verified: body.verified ?? false, live_balance_cents: body.live_balance_cents ?? 0, updated_at: 1 });
   });
+  app.put('/internal/accounts/:accountId/live-ordering', (req, res) => {
+    const body = JSON.parse(String(req.body)) as { enabled: boolean };
+    res.json({ object: 'live_ordering', account_id: req.params.accountId, enabled: body.enabled, updated_at: 1 });
+  });
   app.post('/v1/test/error', (req, res) => {
     const body = JSON.parse(String(req.body)) as { code: string };
     res.status(400).json({ error: { type: 'invalid_request', code: body.code, message: 'chosen', link: 'http://x' } });

@@ -1,0 +1,24 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { apiReference } from '@scalar/express-api-reference';
+import { Router, type RequestHandler } from 'express';
+
+// The reference page's script is served from the installed package rather than a CDN, so the
+// sandbox's docs work on a laptop with no network, and no third party sees who reads them.
+const SCRIPT_PATH = '/docs/assets/standalone.js';
+const standaloneScript = join(dirname(fileURLToPath(import.meta.resolve('@scalar/api-reference'))), 'browser', 'standalone.js');
+
+/** `/docs`: the human API reference, rendered by Scalar from `/v1/openapi.json`; no key needed. */
+export function docsRoutes(limit: RequestHandler): Router {
+  const router = Router();
+  router.get(SCRIPT_PATH, limit, (_req, res) => {
+    // 'allow': the package lives under node_modules/.pnpm, a dot-folder send() would refuse.
+    res.sendFile(standaloneScript, { maxAge: '1d', dotfiles: 'allow' });
+  });
+  router.get(
+    '/docs',
+    limit,
+    apiReference({ url: '/v1/openapi.json', pageTitle: 'Connectivity Service API reference', cdn: SCRIPT_PATH }) as unknown as RequestHandler,
+  );
+  return router;
+}
