@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { routeTable } from '@connectivity/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { waitUntilReady } from '../src/wait-ready.ts';
@@ -14,6 +15,7 @@ import { waitUntilReady } from '../src/wait-ready.ts';
  * NATS_URL (PGlite on disk + the in-process bus), driven only through the public port.
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
+const execFileAsync = promisify(execFile);
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -89,4 +91,17 @@ describe('pnpm start (embedded)', () => {
     const live = await fetch(`http://127.0.0.1:${port}/v1/esim`, { headers: { authorization: `Bearer ${liveKey}` } });
     expect(live.status).toBe(200);
   }, 120_000);
+
+  test('pnpm cli creates an account whose keys work at once against the running process', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+    delete env.ADMIN_URL;
+    delete env.ADMIN_TOKEN;
+    const { stdout } = await execFileAsync(process.execPath, ['packages/cli/src/main.ts', 'account', 'create', '--name', 'Acme', '--json'], { cwd: root, env });
+    const created = JSON.parse(stdout) as { id: string; keys: { test: { secret: string }; live: { secret: string } } };
+    expect(created.id).toMatch(/^acct_/);
+    for (const secret of [created.keys.test.secret, created.keys.live.secret]) {
+      const response = await fetch(`http://127.0.0.1:${port}/v1/esim`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(response.status).toBe(200);
+    }
+  });
 });
