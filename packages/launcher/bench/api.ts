@@ -18,6 +18,7 @@ const composition = await startComposition({
   env: {
     INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
     CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
     ADMIN_PORT: '0',
     LOG_LEVEL: 'error',
     // The bench measures the service, not the per-key budget.

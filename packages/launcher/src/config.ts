@@ -1,4 +1,5 @@
 import { commonConfigSchema, cursorSecretSchema, parseConfig, port } from '@connectivity/platform';
+import { resolveSecretKey } from '@connectivity/notifications';
 import { z } from 'zod';
 
 const flag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
@@ -8,6 +9,7 @@ export const launcherConfigSchema = commonConfigSchema.extend({
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
   CURSOR_SECRET: cursorSecretSchema,
+  WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
   DEV_TEST_KEY: z.string().startsWith('sk_test_').optional(),
   DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
   /** Start the bundled fake wholesale supplier and use it for live keys. */
@@ -21,3 +23,7 @@ export const loadLauncherConfig = (env: NodeJS.ProcessEnv = process.env): Launch
 
 /** The environment as the launcher's child services see it (the one place here that reads it). */
 export const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env });
+
+/** The configured webhook secret key, else the one kept in DATA_DIR (made on first use). */
+export const webhookSecretKey = (config: LauncherConfig): string =>
+  config.WEBHOOK_SECRET_KEY ?? resolveSecretKey({ DATA_DIR: config.DATA_DIR }).toString('hex');

@@ -54,6 +54,7 @@ describe('end to end through the gateway', () => {
       env: {
         INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
         CURSOR_SECRET: randomBytes(32).toString('base64url'),
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
         ADMIN_PORT: '0',
         LOG_LEVEL: 'warn',
         DELIVERY_POLL_INTERVAL_MS: '50',

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
 import { mountEventRoutes } from './routes/events.ts';
 import { mountWebhookRoutes } from './routes/webhooks.ts';
+import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
@@ -11,6 +12,8 @@ export interface AppDeps extends ServiceRuntime {
   resolveHost?: ResolveHost;
   /** Told when requests queue deliveries (replay), so the worker starts them at once. */
   onQueued?: () => void;
+  /** Seals new signing secrets; made from WEBHOOK_SECRET_KEY unless given. */
+  secrets?: SecretBox;
 }
 
 /** The notifications HTTP app; never listens, so tests drive it with supertest. */
@@ -18,6 +21,7 @@ export function createApp(deps: AppDeps): Express {
   const cursors = createCursorCodec(resolveCursorSecret(deps.config));
   const resolveHost = deps.resolveHost ?? systemResolveHost;
   const onQueued = deps.onQueued ?? (() => {});
+  const secrets = deps.secrets ?? createSecretBox(deps.config.WEBHOOK_SECRET_KEY);
   return createServiceApp({
     logger: deps.logger,
     baseUrl: deps.config.PUBLIC_BASE_URL,
@@ -25,7 +29,7 @@ export function createApp(deps: AppDeps): Express {
     checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
     routes: (app) => {
       mountEventRoutes(app, { db: deps.db, cursors, onQueued });
-      mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost });
+      mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost, secrets, maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS });
     },
   });
 }

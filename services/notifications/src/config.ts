@@ -1,6 +1,7 @@
 import { cursorSecretSchema, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-policy.ts';
+import { resolveSecretKey } from './secrets/secret-key.ts';
 
 const msList = (fallback: readonly number[]) =>
   z
@@ -40,6 +41,22 @@ export const configSchema = serviceConfigSchema(8084)
     /** Event consumer: deliveries before a message that cannot be stored is dead-lettered. */
     EVENT_MAX_DELIVER: z.coerce.number().int().min(1).default(5),
     EVENT_REDELIVERY_BACKOFF_MS: msList([1_000, 10_000, 60_000]),
+    /**
+     * Seals webhook signing secrets at rest (AES-256-GCM): 32 bytes as hex or base64. Required
+     * with a database server; embedded, one is generated and kept in DATA_DIR.
+     */
+    WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    /** At most this many endpoints (not deleted) per account and environment. */
+    WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).default(16),
+    /**
+     * How long an event is kept, with its deliveries and attempts: listing and replay reach back
+     * this far. A delivery still pending keeps its event until it ends.
+     */
+    EVENT_RETENTION_MS: z.coerce.number().int().min(1).default(30 * 86_400_000),
+    /** How often a delivery worker prunes what has outlived the retention. */
+    RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1).default(3_600_000),
+    /** Events pruned per transaction, so pruning never holds long locks. */
+    RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
   })
   .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_TIMEOUT_MS, {
     path: ['DELIVERY_LEASE_MS'],
@@ -48,4 +65,7 @@ export const configSchema = serviceConfigSchema(8084)
 
 export type Config = ReturnType<typeof loadConfig>;
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env) => loadServiceConfig(configSchema, env);
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadServiceConfig(configSchema, env);
+  return { ...config, WEBHOOK_SECRET_KEY: resolveSecretKey(config) };
+}

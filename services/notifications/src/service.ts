@@ -5,6 +5,8 @@ import { migrations } from './db/migrations/index.ts';
 import { startDeliveryWorker } from './delivery/delivery-worker.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
 import { startEventConsumer } from './events/event-consumer.ts';
+import { createSecretBox } from './secrets/secret-box.ts';
+import { prepareSealedSecrets } from './secrets/prepare-sealed-secrets.ts';
 
 /** Test hooks beyond the runtime: a DNS stand-in. */
 export interface NotificationsOptions {
@@ -23,6 +25,8 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
     loadConfig,
     async start(runtime, config) {
       const resolveHost = options.resolveHost ?? systemResolveHost;
+      const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY);
+      await prepareSealedSecrets(runtime.db.knex, secrets, runtime.logger);
       const worker = startDeliveryWorker({
         db: runtime.db,
         logger: runtime.logger,
@@ -37,6 +41,12 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
         batchSize: config.DELIVERY_BATCH_SIZE,
         disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
         resolveHost,
+        secrets,
+        retention: {
+          keepMs: config.EVENT_RETENTION_MS,
+          intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+          batchSize: config.RETENTION_BATCH_SIZE,
+        },
       });
       let consumer;
       try {
@@ -52,7 +62,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
         await worker.stop();
         throw err;
       }
-      const app = createApp({ ...runtime, config, resolveHost, onQueued: () => worker.wake() });
+      const app = createApp({ ...runtime, config, resolveHost, secrets, onQueued: () => worker.wake() });
       return {
         app,
         async stop() {

@@ -35,10 +35,14 @@ describe('several notifications instances and restarts', () => {
 
       await eventually(() => receiver.hits('/restart').filter((r) => r.id === failing.id).length === 2, 10_000, 'the retry');
       await eventually(() => receiver.hits('/restart').some((r) => r.id === whileDown.id), 10_000, 'the event published while down');
-      const res = await h.get(me, `/v1/webhooks/${endpoint.id}/deliveries`);
-      const forFailing = (res.body.data as { event: string; attempt: number; status: string }[])
-        .filter((a) => a.event === failing.id)
-        .map((a) => [a.attempt, a.status]);
+      // The receiver answers before the attempt is recorded: wait for the record too.
+      const forFailing = await eventually(async () => {
+        const res = await h.get(me, `/v1/webhooks/${endpoint.id}/deliveries`);
+        const list = (res.body.data as { event: string; attempt: number; status: string }[])
+          .filter((a) => a.event === failing.id)
+          .map((a) => [a.attempt, a.status]);
+        return list.length === 2 && list;
+      }, 10_000, 'both attempts recorded');
       expect(forFailing.sort()).toEqual([
         [1, 'failed'],
         [2, 'succeeded'],

@@ -1,141 +1,158 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ApiError, internalInventoryContract } from '@connectivity/contracts';
-import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_URL, INTERNAL_TOKEN, SimulatorHarness, identity } from './support.ts';
+import { BASE_URL, UsageWorld, eventually, identity } from './support.ts';
 
-/**
- * A stand-in for inventory's internal usage endpoint, built on the same internal contract, so
- * the simulator's client, headers and error pass-through are exercised over real HTTP.
- */
-const received: { headers: http.IncomingHttpHeaders; id: string; bytes: number }[] = [];
-const esim = (used: number) => ({
-  object: 'esim' as const,
-  id: 'esim_01jabcdefghjkmnpqrstvwxyz0',
-  iccid: '8988247000000000019',
-  state: 'active' as const,
-  bundle: 'esim_1GB_7D_GB',
-  data_used_bytes: used,
-  data_limit_bytes: 1_000_000_000,
-  activation_code: 'LPA:1$sandbox.smdp.invalid$TEST-ABCDEFGHIJKLMNOPQRST',
-  smdp_address: 'sandbox.smdp.invalid',
-  matching_id: 'TEST-ABCDEFGHIJKLMNOPQRST',
-  expires_at: 1_900_000_000,
-  created_at: 1_800_000_000,
-  updated_at: 1_800_000_100,
-  simulated: true,
-});
+const GB = 1_000_000_000;
 
-function startInventoryStandIn(): Promise<http.Server> {
-  const app = express();
-  app.use(express.json());
-  const s = initServer();
-  createExpressEndpoints(
-    internalInventoryContract,
-    s.router(internalInventoryContract, {
-      recordUsage: ({ params, body, req }) => {
-        received.push({ headers: req.headers, id: params.id, bytes: body.bytes });
-        if (params.id === 'esim_missing') throw new ApiError('resource_not_found', { param: 'esim', message: 'No eSIM esim_missing.' });
-        if (params.id === 'esim_suspended') {
-          throw new ApiError('invalid_parameter', { param: 'esim', message: 'The eSIM is suspended.', detail: 'state: suspended' });
-        }
-        if (params.id === 'esim_live') throw new ApiError('test_key_live_resource', { param: 'esim' });
-        if (params.id === 'esim_broken') throw new Error('boom');
-        return Promise.resolve({ status: 200 as const, body: esim(body.bytes) });
-      },
-    }),
-    app,
-  );
-  app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    if (err instanceof ApiError) res.status(err.status).json(err.toBody(BASE_URL));
-    else res.status(502).send('<html>bad gateway</html>');
-  });
-  const server = http.createServer(app);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-let inventory: http.Server;
-let h: SimulatorHarness;
-let unreachable: SimulatorHarness;
+let world: UsageWorld;
 beforeAll(async () => {
-  inventory = await startInventoryStandIn();
-  h = await SimulatorHarness.create({ INVENTORY_URL: `http://127.0.0.1:${(inventory.address() as AddressInfo).port}` });
-  unreachable = await SimulatorHarness.create({ INVENTORY_URL: 'http://127.0.0.1:9', INVENTORY_TIMEOUT_MS: '2000' });
+  world = await UsageWorld.start();
 });
 afterAll(async () => {
-  await h?.close();
-  await unreachable?.close();
-  await new Promise((resolve) => inventory?.close(resolve));
+  await world?.close();
 });
 
-describe('POST /v1/test/usage', () => {
-  it("records usage through inventory with the caller's identity and answers the eSIM", async () => {
+/** The event types published for one eSIM, once `count` of them have arrived. */
+const typesOf = (esimId: string, count: number) =>
+  eventually(() => {
+    const types = world.eventsOf(esimId).map((e) => e.type);
+    expect(types.length).toBeGreaterThanOrEqual(count);
+    return types;
+  });
+
+const expectError = (res: { status: number; body: { error?: unknown } }, status: number, code: string, param?: string) => {
+  expect(res.status).toBe(status);
+  expect(res.body.error).toMatchObject({ code, link: `${BASE_URL}/v1/errors/${code}`, message: expect.any(String) });
+  if (param === undefined) expect(res.body.error).not.toHaveProperty('param');
+  else expect(res.body.error).toMatchObject({ param });
+};
+
+describe('POST /v1/test/usage on the real inventory', () => {
+  it('installs and activates a released eSIM on its first usage and answers the eSIM after it', async () => {
     const me = identity('test');
-    const res = await h.post(me, '/v1/test/usage', { esim: 'esim_01jabcdefghjkmnpqrstvwxyz0', bytes: 1234 });
+    const bought = await world.buy(me, 'esim_1GB_7D_US');
+    expect(bought.state).toBe('released');
+
+    const res = await world.usage(me, bought.id, 1_234);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(esim(1234));
-    const call = received.at(-1)!;
-    expect(call).toMatchObject({ id: 'esim_01jabcdefghjkmnpqrstvwxyz0', bytes: 1234 });
-    expect(call.headers).toMatchObject({
-      'x-internal-token': INTERNAL_TOKEN,
-      'x-account-id': me.accountId,
-      'x-environment': 'test',
-      'x-key-id': me.keyId,
-    });
-    expect(call.headers['x-request-id']).toBe(res.headers['request-id']);
+    expect(res.body).toMatchObject({ object: 'esim', id: bought.id, state: 'active', data_used_bytes: 1_234, data_limit_bytes: GB });
+    expect(res.body).toEqual(await world.read(me, bought.id));
+    expect(await typesOf(bought.id, 3)).toEqual(['esim.released', 'esim.installed', 'esim.activated']);
   });
 
-  it('accepts an ICCID and passes it on', async () => {
-    const res = await h.post(identity('test'), '/v1/test/usage', { esim: '8988247000000000019', bytes: 1 });
+  it('takes an ICCID as well as an id', async () => {
+    const me = identity('test');
+    const bought = await world.buy(me, 'esim_1GB_7D_US');
+    const res = await world.usage(me, bought.iccid, 10);
     expect(res.status).toBe(200);
-    expect(received.at(-1)?.id).toBe('8988247000000000019');
+    expect(res.body).toMatchObject({ id: bought.id, iccid: bought.iccid, data_used_bytes: 10 });
+  });
+
+  it('fires 50, 80 and 100 percent once each, clamps at the limit and expires the eSIM', async () => {
+    const me = identity('test');
+    const bought = await world.buy(me, 'esim_1GB_7D_US');
+    expect((await world.usage(me, bought.id, 0.5 * GB)).body).toMatchObject({ state: 'active', data_used_bytes: 0.5 * GB });
+    const last = await world.usage(me, bought.id, 3 * GB);
+    expect(last.status).toBe(200);
+    expect(last.body).toMatchObject({ state: 'expired', data_used_bytes: GB, data_limit_bytes: GB });
+
+    expect(await typesOf(bought.id, 7)).toEqual([
+      'esim.released',
+      'esim.installed',
+      'esim.activated',
+      'esim.usage.threshold',
+      'esim.usage.threshold',
+      'esim.usage.threshold',
+      'esim.expired',
+    ]);
+    const thresholds = world.eventsOf(bought.id).filter((e) => e.type === 'esim.usage.threshold');
+    expect(thresholds.map((e) => e.data)).toEqual([
+      expect.objectContaining({ threshold_percent: 50, data_used_bytes: 0.5 * GB, data_limit_bytes: GB }),
+      expect.objectContaining({ threshold_percent: 80, data_used_bytes: GB, data_limit_bytes: GB }),
+      expect.objectContaining({ threshold_percent: 100, data_used_bytes: GB, data_limit_bytes: GB }),
+    ]);
+
+    // The limit was reached: the eSIM is expired and takes no more usage.
+    expectError(await world.usage(me, bought.id, 1), 400, 'invalid_parameter', 'esim');
+    expect((await world.read(me, bought.id)).data_used_bytes).toBe(GB);
+  });
+
+  it('refuses usage on a suspended eSIM, and on one moved to expired, with invalid_parameter on esim', async () => {
+    const me = identity('test');
+    const suspended = await world.buy(me, 'esim_1GB_7D_US');
+    await world.move(me, suspended.id, 'installed', 'active', 'suspended');
+    const refused = await world.usage(me, suspended.id, 1);
+    expectError(refused, 400, 'invalid_parameter', 'esim');
+    expect(refused.body.error.message).toContain('suspended');
+
+    const expired = await world.buy(me, 'esim_1GB_7D_US');
+    await world.move(me, expired.id, 'expired');
+    expectError(await world.usage(me, expired.id, 1), 400, 'invalid_parameter', 'esim');
+
+    for (const id of [suspended.id, expired.id]) expect((await world.read(me, id)).data_used_bytes).toBe(0);
+  });
+
+  it('expires an eSIM whose validity has ended instead of using it', async () => {
+    const me = identity('test');
+    const bought = await world.buy(me, 'esim_1GB_7D_US');
+    await world.usage(me, bought.id, 1);
+    // Stands in for the passing of the bundle's 7 days: inventory's clock is the real one.
+    await world.db.knex('inventory.esims').where({ id: bought.id }).update({ expires_at: Math.floor(Date.now() / 1000) - 1 });
+
+    expectError(await world.usage(me, bought.id, 1_000), 400, 'invalid_parameter', 'esim');
+    expect(await world.read(me, bought.id)).toMatchObject({ state: 'expired', data_used_bytes: 1 });
+    expect(await typesOf(bought.id, 4)).toEqual(['esim.released', 'esim.installed', 'esim.activated', 'esim.expired']);
+  });
+
+  it('answers 404 on esim for an unknown eSIM and for another account’s', async () => {
+    const me = identity('test');
+    expectError(await world.usage(me, 'esim_01jzzzzzzzzzzzzzzzzzzzzzzz', 1), 404, 'resource_not_found', 'esim');
+    expectError(await world.usage(me, '8988299000000000000', 1), 404, 'resource_not_found', 'esim');
+
+    const them = identity('test');
+    const theirs = await world.buy(them, 'esim_1GB_7D_US');
+    expectError(await world.usage(me, theirs.id, 1), 404, 'resource_not_found', 'esim');
+    expectError(await world.usage(me, theirs.iccid, 1), 404, 'resource_not_found', 'esim');
+    expect((await world.read(them, theirs.id)).data_used_bytes).toBe(0);
+  });
+
+  it("answers 403 test_key_live_resource on esim for the account's own live eSIM", async () => {
+    const live = identity('live');
+    await world.fundLive(live.accountId);
+    const bought = await world.buy(live, 'esim_5GB_30D_EU');
+    expect(bought.simulated).toBe(false);
+
+    const sameAccountTestKey = identity('test', live.accountId);
+    expectError(await world.usage(sameAccountTestKey, bought.id, 1), 403, 'test_key_live_resource', 'esim');
+    expect((await world.read(live, bought.id)).data_used_bytes).toBe(0);
+  });
+
+  it('refuses live keys with 403 live_key_test_resource, on test and live eSIMs alike', async () => {
+    const live = identity('live');
+    await world.fundLive(live.accountId);
+    const liveEsim = await world.buy(live, 'esim_5GB_30D_EU');
+    const testEsim = await world.buy(identity('test', live.accountId), 'esim_1GB_7D_US');
+    for (const esim of [liveEsim, testEsim]) {
+      expectError(await world.usage(live, esim.id, 1), 403, 'live_key_test_resource');
+    }
+    expect((await world.read(live, liveEsim.id)).data_used_bytes).toBe(0);
+    expect((await world.read(identity('test', live.accountId), testEsim.id)).data_used_bytes).toBe(0);
   });
 
   it.each([
-    ['esim_missing', 404, 'resource_not_found', 'esim'],
-    ['esim_suspended', 400, 'invalid_parameter', 'esim'],
-    ['esim_live', 403, 'test_key_live_resource', 'esim'],
-  ])('passes inventory errors through unchanged (%s)', async (id, status, code, param) => {
-    const res = await h.post(identity('test'), '/v1/test/usage', { esim: id, bytes: 10 });
-    expect(res.status).toBe(status);
-    expect(res.body.error).toMatchObject({ code, param, link: `${BASE_URL}/v1/errors/${code}` });
-    if (id === 'esim_suspended') expect(res.body.error).toMatchObject({ message: 'The eSIM is suspended.', detail: 'state: suspended' });
-  });
-
-  it.each([
+    [{ esim: 'ESIM' }, 'missing_parameter', 'bytes'],
+    [{ esim: 'ESIM', bytes: 0 }, 'invalid_parameter', 'bytes'],
+    [{ esim: 'ESIM', bytes: -5 }, 'invalid_parameter', 'bytes'],
+    [{ esim: 'ESIM', bytes: 1.5 }, 'invalid_parameter', 'bytes'],
+    [{ esim: 'ESIM', bytes: '10' }, 'invalid_parameter', 'bytes'],
+    [{ esim: 'ESIM', bytes: 10, extra: 1 }, 'invalid_parameter', 'extra'],
     [{ bytes: 10 }, 'missing_parameter', 'esim'],
-    [{ esim: 'esim_x' }, 'missing_parameter', 'bytes'],
-    [{ esim: 'esim_x', bytes: 0 }, 'invalid_parameter', 'bytes'],
-    [{ esim: 'esim_x', bytes: 1.5 }, 'invalid_parameter', 'bytes'],
-    [{ esim: 'esim_x', bytes: '10' }, 'invalid_parameter', 'bytes'],
     [{ esim: 7, bytes: 10 }, 'invalid_parameter', 'esim'],
     [{ esim: '', bytes: 10 }, 'invalid_parameter', 'esim'],
-    [{ esim: 'esim_x', bytes: 10, extra: 1 }, 'invalid_parameter', 'extra'],
-  ])('validates %j: %s on %s, without calling inventory', async (body, code, param) => {
-    const before = received.length;
-    const res = await h.post(identity('test'), '/v1/test/usage', body);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code, param });
-    expect(received.length).toBe(before);
-  });
-
-  it('refuses live keys before reaching inventory', async () => {
-    const before = received.length;
-    const res = await h.post(identity('live'), '/v1/test/usage', { esim: 'esim_01jabcdefghjkmnpqrstvwxyz0', bytes: 10 });
-    expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: 'live_key_test_resource' });
-    expect(received.length).toBe(before);
-  });
-
-  it('answers internal_error, never a bare 500, when inventory fails or cannot be reached', async () => {
-    const broken = await h.post(identity('test'), '/v1/test/usage', { esim: 'esim_broken', bytes: 10 });
-    expect(broken.status).toBe(500);
-    expect(broken.body.error).toMatchObject({ code: 'internal_error', type: 'internal' });
-    const down = await unreachable.post(identity('test'), '/v1/test/usage', { esim: 'esim_x', bytes: 10 });
-    expect(down.status).toBe(500);
-    expect(down.body.error).toMatchObject({ code: 'internal_error', type: 'internal' });
-    expect(JSON.stringify(down.body)).not.toContain('127.0.0.1');
+  ])('validates %j: %s on %s, and records no usage', async (body, code, param) => {
+    const me = identity('test');
+    const bought = await world.buy(me, 'esim_1GB_7D_US');
+    const withId = 'esim' in body && body.esim === 'ESIM' ? { ...body, esim: bought.id } : body;
+    expectError(await world.simulator.post(me, '/v1/test/usage', withId), 400, code, param);
+    expect(await world.read(me, bought.id)).toMatchObject({ state: 'released', data_used_bytes: 0 });
   });
 });

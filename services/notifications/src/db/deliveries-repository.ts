@@ -57,7 +57,8 @@ export interface Claim {
   deliveryId: string;
   token: string;
   attempt: number;
-  endpoint: { id: string; url: string; secret: string; environment: Environment };
+  /** `sealedSecret` is opened only to sign this attempt. */
+  endpoint: { id: string; url: string; sealedSecret: string; environment: Environment };
   event: Event;
 }
 
@@ -66,7 +67,7 @@ interface DueRow {
   attempts: number;
   endpoint_id: string;
   url: string;
-  secret: string;
+  secret_sealed: string;
   environment: Environment;
   usable: boolean;
   envelope: Event;
@@ -79,7 +80,7 @@ export async function claimDue(
 ): Promise<Claim[]> {
   return knex.transaction(async (trx) => {
     const due = await trx.raw<{ rows: DueRow[] }>(
-      `select d.id, d.attempts, d.endpoint_id, e.url, e.secret, e.environment,
+      `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
               (e.deleted_at is null and not e.disabled) as usable, ev.envelope
        from notifications.deliveries d
        join notifications.endpoints e on e.id = d.endpoint_id
@@ -112,7 +113,7 @@ export async function claimDue(
       deliveryId: String(row.id),
       token: options.token,
       attempt: row.attempts + 1,
-      endpoint: { id: row.endpoint_id, url: row.url, secret: row.secret, environment: row.environment },
+      endpoint: { id: row.endpoint_id, url: row.url, sealedSecret: row.secret_sealed, environment: row.environment },
       event: row.envelope,
     }));
   });

@@ -10,7 +10,6 @@ export interface EndpointRecord {
   url: string;
   description: string | null;
   enabledEvents: string[];
-  secret: string;
   disabled: boolean;
   disabledReason: string | null;
   createdAt: number;
@@ -24,7 +23,6 @@ interface EndpointRow {
   url: string;
   description: string | null;
   enabled_events: string[];
-  secret: string;
   disabled: boolean;
   disabled_reason: string | null;
   created_at: string | number;
@@ -38,7 +36,6 @@ const toRecord = (row: EndpointRow): EndpointRecord => ({
   url: row.url,
   description: row.description,
   enabledEvents: row.enabled_events,
-  secret: row.secret,
   disabled: row.disabled,
   disabledReason: row.disabled_reason,
   createdAt: Number(row.created_at),
@@ -48,19 +45,37 @@ const toRecord = (row: EndpointRow): EndpointRecord => ({
 /** Postgres' unique_violation: the (account, environment, url) index refused a duplicate. */
 export const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '23505';
 
-export async function insertEndpoint(knex: Knex, endpoint: EndpointRecord): Promise<void> {
-  await knex(TABLE).insert({
-    id: endpoint.id,
-    account_id: endpoint.accountId,
-    environment: endpoint.environment,
-    url: endpoint.url,
-    description: endpoint.description,
-    enabled_events: JSON.stringify(endpoint.enabledEvents),
-    secret: endpoint.secret,
-    disabled: endpoint.disabled,
-    disabled_reason: endpoint.disabledReason,
-    created_at: endpoint.createdAt,
-    updated_at: endpoint.updatedAt,
+/** The endpoint was not inserted: its account and environment already have `limit` endpoints. */
+export class EndpointLimitReached extends Error {
+  override readonly name = 'EndpointLimitReached';
+}
+
+/**
+ * Inserts an endpoint with its sealed secret, unless the account and environment already have
+ * `limit` endpoints. A transaction-scoped advisory lock on (account, environment) makes the
+ * count and the insert one step, so concurrent creates can never pass the limit together.
+ */
+export async function insertEndpoint(knex: Knex, endpoint: EndpointRecord, sealedSecret: string, limit: number): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook-endpoints:${endpoint.accountId}:${endpoint.environment}`]);
+    const [row] = await trx(TABLE)
+      .where({ account_id: endpoint.accountId, environment: endpoint.environment })
+      .whereNull('deleted_at')
+      .count<{ n: string }[]>({ n: '*' });
+    if (Number(row?.n ?? 0) >= limit) throw new EndpointLimitReached();
+    await trx(TABLE).insert({
+      id: endpoint.id,
+      account_id: endpoint.accountId,
+      environment: endpoint.environment,
+      url: endpoint.url,
+      description: endpoint.description,
+      enabled_events: JSON.stringify(endpoint.enabledEvents),
+      secret_sealed: sealedSecret,
+      disabled: endpoint.disabled,
+      disabled_reason: endpoint.disabledReason,
+      created_at: endpoint.createdAt,
+      updated_at: endpoint.updatedAt,
+    });
   });
 }
 

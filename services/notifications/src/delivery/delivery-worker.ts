@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Logger } from '@connectivity/platform';
 import { newId } from '@connectivity/platform';
-import { classifyAttempt } from '../domain/delivery-outcome.ts';
+import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
 import { nextRetryDelayMs, type RetryPolicy } from '../domain/retry-policy.ts';
 import { claimDue, recordAttempt, type Claim } from '../db/deliveries-repository.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { createPruner, type RetentionOptions } from './retention.ts';
 import { sendWebhook } from './http-sender.ts';
 import type { ResolveHost } from './public-host.ts';
 import { signatureHeaders } from './sign.ts';
@@ -19,6 +21,9 @@ export interface DeliveryWorkerOptions {
   batchSize: number;
   disableAfterMs: number;
   resolveHost: ResolveHost;
+  /** Opens the endpoints' sealed signing secrets. */
+  secrets: SecretBox;
+  retention: RetentionOptions;
 }
 
 export interface DeliveryWorker {
@@ -49,17 +54,31 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       wakeUp = done;
     });
 
-  async function deliver(claim: Claim): Promise<void> {
-    const body = JSON.stringify(claim.event);
-    const at = new Date();
-    const result = await sendWebhook({
+  const prune = createPruner({ knex: db.knex, logger, ...options.retention });
+
+  /** The attempt's HTTP call; a secret that cannot be opened fails the attempt without one. */
+  async function send(claim: Claim, body: string, at: Date): Promise<AttemptResult> {
+    let secret: string;
+    try {
+      secret = options.secrets.open(claim.endpoint.sealedSecret, claim.endpoint.id);
+    } catch (err) {
+      logger.error({ err, endpoint_id: claim.endpoint.id }, 'webhook signing secret cannot be opened with WEBHOOK_SECRET_KEY');
+      return { kind: 'error', error: 'The signing secret could not be read; the attempt was not sent.', durationMs: 0 };
+    }
+    return sendWebhook({
       url: claim.endpoint.url,
       environment: claim.endpoint.environment,
-      headers: signatureHeaders(claim.endpoint.secret, claim.event.id, body, at),
+      headers: signatureHeaders(secret, claim.event.id, body, at),
       body,
       timeoutMs: options.timeoutMs,
       resolveHost: options.resolveHost,
     });
+  }
+
+  async function deliver(claim: Claim): Promise<void> {
+    const body = JSON.stringify(claim.event);
+    const at = new Date();
+    const result = await send(claim, body, at);
     const finished = new Date();
     const outcome = classifyAttempt(result, finished.getTime());
     const delay = outcome.succeeded || outcome.disableReason ? null : nextRetryDelayMs(policy, claim.attempt, outcome.retryAfterMs);
@@ -109,6 +128,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       } catch (err) {
         logger.error({ err }, 'claiming webhook deliveries failed');
       }
+      await prune.whenDue();
       // A full batch suggests more is due: go again at once.
       if (!stopping && claimed < options.batchSize) await idle();
     }

@@ -10,13 +10,13 @@ import {
   createEndpoint,
   getOwnEndpoint,
   removeEndpoint,
-  type EndpointDeps,
+  type CreateEndpointDeps,
 } from '../use-cases/webhook-endpoints.ts';
 import { presentAttempt, presentEndpoint } from './present.ts';
 
 const idPosition = z.object({ i: z.string() });
 
-export interface WebhookRouteDeps extends EndpointDeps {
+export interface WebhookRouteDeps extends CreateEndpointDeps {
   cursors: CursorCodec;
 }
 
@@ -25,8 +25,8 @@ export function mountWebhookRoutes(app: Express, deps: WebhookRouteDeps): void {
   const s = initServer();
   const router = s.router(webhookRoutes, {
     createWebhook: async ({ body, res }) => {
-      const endpoint = await createEndpoint(deps, getIdentity(res), body);
-      return { status: 201, body: { ...presentEndpoint(endpoint), secret: endpoint.secret } };
+      const { endpoint, secret } = await createEndpoint(deps, getIdentity(res), body);
+      return { status: 201, body: { ...presentEndpoint(endpoint), secret } };
     },
     listWebhooks: async ({ query, res }) => {
       const identity = getIdentity(res);

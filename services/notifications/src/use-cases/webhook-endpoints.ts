@@ -5,6 +5,7 @@ import { checkEndpointUrl, liveAddressMessage, hostOf } from '../domain/endpoint
 import { newWebhookSecret } from '../domain/webhook-secret.ts';
 import {
   deleteEndpoint,
+  EndpointLimitReached,
   findEndpoint,
   insertEndpoint,
   isUniqueViolation,
@@ -13,10 +14,17 @@ import {
   type EndpointRecord,
 } from '../db/endpoints-repository.ts';
 import { checkPublicHost, type ResolveHost } from '../delivery/public-host.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 
 export interface EndpointDeps {
   db: Database;
   resolveHost: ResolveHost;
+}
+
+export interface CreateEndpointDeps extends EndpointDeps {
+  secrets: SecretBox;
+  /** Endpoints (not deleted) an account may have in one environment. */
+  maxEndpoints: number;
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -39,11 +47,23 @@ const duplicateUrl = (url: string) =>
     message: `An endpoint for ${url} already exists in this environment; update it instead of creating another.`,
   });
 
+/**
+ * The cap on endpoints is a limit of the account, not a clash with one resource, so it is the
+ * request that is refused (400 `invalid_parameter`, no `param`: no one field is at fault), as
+ * Stripe answers its own endpoint limit; `already_exists` would send a client looking for a
+ * duplicate to update.
+ */
+const tooManyEndpoints = (limit: number, environment: Environment) =>
+  new ApiError('invalid_parameter', {
+    message: `An account may have at most ${limit} webhook endpoints in the ${environment} environment; delete one (or subscribe an existing one to more events) before creating another.`,
+  });
+
+/** Creates an endpoint; the plain signing secret is returned this once and stored only sealed. */
 export async function createEndpoint(
-  deps: EndpointDeps,
+  deps: CreateEndpointDeps,
   identity: Identity,
   input: { url: string; enabled_events: string[]; description?: string | undefined },
-): Promise<EndpointRecord> {
+): Promise<{ endpoint: EndpointRecord; secret: string }> {
   const url = await acceptedUrl(input.url, identity.environment, deps.resolveHost);
   const now = nowSeconds();
   const endpoint: EndpointRecord = {
@@ -53,19 +73,20 @@ export async function createEndpoint(
     url,
     description: input.description ?? null,
     enabledEvents: normalizeEnabledEvents(input.enabled_events),
-    secret: newWebhookSecret(),
     disabled: false,
     disabledReason: null,
     createdAt: now,
     updatedAt: now,
   };
+  const secret = newWebhookSecret();
   try {
-    await insertEndpoint(deps.db.knex, endpoint);
+    await insertEndpoint(deps.db.knex, endpoint, deps.secrets.seal(secret, endpoint.id), deps.maxEndpoints);
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateUrl(url);
+    if (err instanceof EndpointLimitReached) throw tooManyEndpoints(deps.maxEndpoints, identity.environment);
     throw err;
   }
-  return endpoint;
+  return { endpoint, secret };
 }
 
 /**

@@ -72,13 +72,16 @@ export class Harness {
     this.env = env;
   }
 
-  static async create(env: Record<string, string> = {}): Promise<Harness> {
+  /** `prepare` runs on the fresh database before the service's migrations (data from an older schema). */
+  static async create(env: Record<string, string> = {}, prepare?: (db: Database) => Promise<void>): Promise<Harness> {
     const db = await createTestDatabase();
+    await prepare?.(db);
     await runMigrations(db.knex, migrations);
     const bus = await createTestBus();
     return new Harness(db, bus, {
       INTERNAL_TOKEN,
       CURSOR_SECRET: randomBytes(32).toString('hex'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'silent',
       PUBLIC_BASE_URL: 'https://api.example.test',
       ...FAST,

@@ -1,4 +1,4 @@
-import { ApiError, INTERNAL_HEADERS, errorResponseSchema, internalInventoryContract, type Esim } from '@connectivity/contracts';
+import { ApiError, INTERNAL_HEADERS, type ErrorCode, errorResponseSchema, internalInventoryContract, type Esim } from '@connectivity/contracts';
 import type { Identity } from '@connectivity/platform';
 import { initClient } from '@ts-rest/core';
 
@@ -29,13 +29,21 @@ export function createInventoryClient(options: { baseUrl: string; internalToken:
         throw new ApiError('internal_error', { message: 'Usage could not be recorded right now; retry later.', cause });
       }
       if (response.status === 200) return response.body;
-      // Pass inventory's answer through unchanged: same code, param, message and detail.
+      // Pass inventory's answer through: same code, param, message and detail.
       const parsed = errorResponseSchema.safeParse(response.body);
       if (!parsed.success) {
         throw new ApiError('internal_error', { message: 'Usage could not be recorded right now; retry later.' });
       }
       const { code, param, message, detail } = parsed.data.error;
-      throw new ApiError(code, { param, message, detail });
+      throw new ApiError(code, { param: param ?? paramOfEsimError(code), message, detail });
     },
   };
+}
+
+/**
+ * Inventory's test/live boundary errors name no parameter (on its own routes the eSIM is in the
+ * path); in this call the eSIM is the body field `esim`, so the caller is told that is at fault.
+ */
+function paramOfEsimError(code: ErrorCode): string | undefined {
+  return code === 'test_key_live_resource' || code === 'live_key_test_resource' ? 'esim' : undefined;
 }

@@ -1,10 +1,11 @@
 import type { MigrationSet } from '@connectivity/platform';
 import * as init from './0001_init.ts';
+import * as sealedSecrets from './0002_sealed_secrets_and_retention.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
-  migrations: { '0001_init': init },
+  migrations: { '0001_init': init, '0002_sealed_secrets_and_retention': sealedSecrets },
 };

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+
+const TABLE = 'notifications.endpoints';
+
+/**
+ * Seals the secrets of endpoints written before secrets were encrypted, and clears the plain
+ * copy in the same update. Safe to run on every start and from several instances at once: a row
+ * another instance sealed first no longer matches `secret is not null`.
+ */
+export async function sealLegacySecrets(knex: Knex, seal: (secret: string, endpointId: string) => string): Promise<number> {
+  const rows = (await knex(TABLE).select('id', 'secret').whereNotNull('secret')) as { id: string; secret: string }[];
+  let sealed = 0;
+  for (const row of rows) {
+    sealed += await knex(TABLE)
+      .where({ id: row.id })
+      .whereNotNull('secret')
+      .update({ secret_sealed: seal(row.secret, row.id), secret: null });
+  }
+  return sealed;
+}
+
+/** How many live (not deleted) endpoints have secrets sealed with each key id. */
+export async function sealedSecretKeyIds(knex: Knex): Promise<{ keyId: string; endpoints: number }[]> {
+  const rows = await knex.raw<{ rows: { key_id: string; endpoints: string }[] }>(
+    `select split_part(secret_sealed, '.', 2) as key_id, count(*) as endpoints
+     from notifications.endpoints
+     where deleted_at is null and secret_sealed is not null
+     group by 1`,
+  );
+  return rows.rows.map((row) => ({ keyId: row.key_id, endpoints: Number(row.endpoints) }));
+}
