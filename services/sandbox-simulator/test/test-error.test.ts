@@ -10,39 +10,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-// The specification's error table, written out so the test pins it independently of the catalogue code.
-const TABLE: [string, string, number][] = [
-  ['missing_parameter', 'invalid_request', 400],
-  ['invalid_parameter', 'invalid_request', 400],
-  ['unsupported_version', 'invalid_request', 400],
-  ['idempotency_key_required', 'invalid_request', 400],
-  ['body_not_json', 'invalid_request', 400],
-  ['key_missing', 'authentication', 401],
-  ['key_invalid', 'authentication', 401],
-  ['key_revoked', 'authentication', 401],
-  ['key_out_of_scope', 'permission', 403],
-  ['test_key_live_resource', 'permission', 403],
-  ['live_key_test_resource', 'permission', 403],
-  ['verification_required', 'permission', 403],
-  ['balance_insufficient', 'permission', 402],
-  ['resource_not_found', 'not_found', 404],
-  ['no_such_route', 'not_found', 404],
-  ['idempotency_key_reused', 'conflict', 409],
-  ['already_exists', 'conflict', 409],
-  ['invalid_state_transition', 'conflict', 409],
-  ['rate_limited', 'rate_limit', 429],
-  ['capability_not_live', 'capability', 409],
-  ['capability_not_orderable', 'capability', 409],
-  ['pricing_unavailable', 'capability', 503],
-  ['supplier_unavailable', 'supplier', 503],
-  ['supplier_refused', 'supplier', 503],
-  ['internal_error', 'internal', 500],
-];
+// The catalogue's rows; the catalogue itself is pinned row by row against the specification's
+// table in packages/contracts (error-catalogue.test.ts), so this test checks the simulator only.
+const TABLE = ERROR_CODES.map((code) => [code, ERROR_CATALOGUE[code].type, ERROR_CATALOGUE[code].status] as const);
 
 describe('POST /v1/test/error', () => {
   it('covers the 25 codes of the table', () => {
     expect(TABLE).toHaveLength(25);
-    expect(TABLE.map(([code]) => code)).toEqual(ERROR_CODES);
   });
 
   it.each(TABLE)('answers %s as %s with status %i', async (code, type, status) => {
@@ -59,7 +33,6 @@ describe('POST /v1/test/error', () => {
     expect(chosen.body).toEqual({
       error: { type, code, message: 'Chosen message.', param: 'bundle', link: `${BASE_URL}/v1/errors/${code}` },
     });
-    expect(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status).toBe(status);
   });
 
   it('refuses an unknown code with invalid_parameter on code', async () => {
