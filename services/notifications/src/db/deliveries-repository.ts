@@ -60,6 +60,8 @@ export interface Claim {
   /** `sealedSecret` is opened only to sign this attempt. */
   endpoint: { id: string; url: string; sealedSecret: string; environment: Environment };
   event: Event;
+  /** W3C trace context of the request that caused the event. */
+  traceContext: Record<string, string>;
 }
 
 interface DueRow {
@@ -71,6 +73,7 @@ interface DueRow {
   environment: Environment;
   usable: boolean;
   envelope: Event;
+  trace_context: Record<string, string> | null;
 }
 
 /** Claims up to `limit` due deliveries until `leaseUntil`; deliveries of endpoints disabled meanwhile are cancelled. */
@@ -81,7 +84,7 @@ export async function claimDue(
   return knex.transaction(async (trx) => {
     const due = await trx.raw<{ rows: DueRow[] }>(
       `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
-              (e.deleted_at is null and not e.disabled) as usable, ev.envelope
+              (e.deleted_at is null and not e.disabled) as usable, ev.envelope, ev.trace_context
        from notifications.deliveries d
        join notifications.endpoints e on e.id = d.endpoint_id
        join notifications.events ev on ev.id = d.event_id
@@ -115,6 +118,7 @@ export async function claimDue(
       attempt: row.attempts + 1,
       endpoint: { id: row.endpoint_id, url: row.url, sealedSecret: row.secret_sealed, environment: row.environment },
       event: row.envelope,
+      traceContext: row.trace_context ?? {},
     }));
   });
 }

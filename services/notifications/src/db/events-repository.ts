@@ -18,7 +18,7 @@ interface EventRow {
  * Stores an event once: a second copy (a redelivery, a re-publish) is ignored. Returns whether
  * this call stored it, so the caller fans it out to endpoints exactly once.
  */
-export async function insertEvent(trx: Knex.Transaction, event: InternalEvent): Promise<boolean> {
+export async function insertEvent(trx: Knex.Transaction, event: InternalEvent, traceContext: Record<string, string> = {}): Promise<boolean> {
   const { account_id: accountId, ...envelope } = event;
   const inserted = await trx('notifications.events')
     .insert({
@@ -28,6 +28,7 @@ export async function insertEvent(trx: Knex.Transaction, event: InternalEvent): 
       type: event.type,
       created_at: event.created_at,
       envelope: JSON.stringify(envelope),
+      trace_context: JSON.stringify(traceContext),
     })
     .onConflict('id')
     .ignore()

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import type { Database, Logger } from '@connectivity/platform';
 import { newId } from '@connectivity/platform';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
@@ -37,6 +38,8 @@ export interface DeliveryWorker {
  * The loop that delivers webhooks: claim due deliveries (committed at once), send them with no
  * transaction open, then record each result. Any number of instances can run side by side.
  */
+const tracer = trace.getTracer('@connectivity/notifications');
+
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, logger, policy } = options;
   const streakReason = `Every delivery to this endpoint failed for ${formatDuration(options.disableAfterMs)}: it is disabled until you enable it again.`;
@@ -75,12 +78,30 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     });
   }
 
+  /** One attempt, as a span of the trace that caused the event (the HTTP call is its child). */
+  function deliverInTrace(claim: Claim): Promise<void> {
+    const parent = propagation.extract(ROOT_CONTEXT, claim.traceContext);
+    return tracer.startActiveSpan(
+      'webhook deliver',
+      { kind: SpanKind.PRODUCER, attributes: { 'event.id': claim.event.id, 'event.type': claim.event.type, 'webhook.endpoint.id': claim.endpoint.id, 'webhook.attempt': claim.attempt } },
+      parent,
+      async (span) => {
+        try {
+          await deliver(claim);
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
   async function deliver(claim: Claim): Promise<void> {
     const body = JSON.stringify(claim.event);
     const at = new Date();
     const result = await send(claim, body, at);
     const finished = new Date();
     const outcome = classifyAttempt(result, finished.getTime());
+    trace.getActiveSpan()?.setAttributes({ 'http.response.status_code': outcome.statusCode ?? 0, 'webhook.succeeded': outcome.succeeded });
     const delay = outcome.succeeded || outcome.disableReason ? null : nextRetryDelayMs(policy, claim.attempt, outcome.retryAfterMs);
     await recordAttempt(
       db.knex,
@@ -114,7 +135,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     await Promise.all(
       claims.map((claim) =>
         // A failure to record leaves the claim to expire, so the attempt is made again later.
-        deliver(claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
+        deliverInTrace(claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
       ),
     );
     return claims.length;

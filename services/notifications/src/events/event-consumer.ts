@@ -1,4 +1,5 @@
 import { eventSchema } from '@connectivity/contracts';
+import { context, propagation } from '@opentelemetry/api';
 import type { Bus, Database, InternalEvent, Logger, Subscription } from '@connectivity/platform';
 import { z } from 'zod';
 import { enqueueEvent } from '../db/deliveries-repository.ts';
@@ -41,8 +42,12 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
         throw new UnstorableEventError(`message ${msg.id} on ${msg.subject} is not a valid event envelope`);
       }
       const event = parsed.data as InternalEvent;
+      // The bus runs this handler inside the trace the event was published in; keep it with the
+      // event so its deliveries continue that trace.
+      const traceContext: Record<string, string> = {};
+      propagation.inject(context.active(), traceContext);
       const queued = await db.knex.transaction(async (trx) => {
-        if (!(await insertEvent(trx, event))) return undefined;
+        if (!(await insertEvent(trx, event, traceContext))) return undefined;
         return enqueueEvent(trx, event.id, new Date());
       });
       if (queued === undefined) {

@@ -1,11 +1,16 @@
 import type { MigrationSet } from '@connectivity/platform';
 import * as init from './0001_init.ts';
 import * as sealedSecrets from './0002_sealed_secrets_and_retention.ts';
+import * as eventTraceContext from './0003_event_trace_context.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
-  migrations: { '0001_init': init, '0002_sealed_secrets_and_retention': sealedSecrets },
+  migrations: {
+    '0001_init': init,
+    '0002_sealed_secrets_and_retention': sealedSecrets,
+    '0003_event_trace_context': eventTraceContext,
+  },
 };
