@@ -23,7 +23,7 @@ function runTracedApp(env: NodeJS.ProcessEnv): Promise<{ traceId: string | null 
 }
 
 describe('telemetry (node --import register.mjs)', () => {
-  test('express handlers run inside a real span that continues the incoming traceparent', async () => {
+  test('fetch sends the trace on, and express handlers run inside a real span that continues it', async () => {
     // No endpoint: nothing is exported, yet spans are real (trace ids in logs, bus propagation).
     const seen = await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: '' });
     expect(seen.traceId).toBe('0af7651916cd43dd8448eb211c80319c');

@@ -5,6 +5,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { KnexInstrumentation } from '@opentelemetry/instrumentation-knex';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { parseConfig, telemetryConfigSchema } from '../config.ts';
 
 let sdk: NodeSDK | undefined;
@@ -36,6 +37,8 @@ export function startTelemetry(): void {
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new ExpressInstrumentation(),
+      // fetch: the gateway's forwards and the services' typed clients get client spans.
+      new UndiciInstrumentation(),
       new PgInstrumentation(),
       new KnexInstrumentation(),
       // Trace ids are added to log lines by our own logger mixin; this only avoids duplicates.
