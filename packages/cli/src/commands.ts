@@ -124,6 +124,19 @@ export const COMMANDS: Record<string, Command> = {
       out.log(`Live balance of ${need(args, 2, 'account id')}: ${raw} cents.`);
     },
   },
+  'account live-ordering': {
+    usage: 'account live-ordering <account_id> on|off [--json]',
+    summary: 'Switch the account’s live ordering (live catalogue and live orders) on or off; on by default.',
+    async run(client, args, out) {
+      const raw = need(args, 3, 'on or off');
+      if (raw !== 'on' && raw !== 'off') throw new CliError('Live ordering is switched "on" or "off".');
+      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
+        live_ordering: raw === 'on',
+      });
+      if (args.values.json) return json(out, result);
+      out.log(`Live ordering of ${need(args, 2, 'account id')}: ${raw}.`);
+    },
+  },
   'account rate-limit': {
     usage: 'account rate-limit <account_id> <per_minute|default> [--json]',
     summary: 'Give an account its own requests-per-minute budget (per key), or go back to the default.',

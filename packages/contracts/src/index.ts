@@ -47,5 +47,6 @@ export * from './internal/inventory.ts';
 export * from './internal/contract.ts';
 export * from './internal/catalogue-supply.ts';
 export * from './internal/inventory-accounts.ts';
+export * from './internal/catalogue-accounts.ts';
 
 export * from './openapi.ts';

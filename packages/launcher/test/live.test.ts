@@ -63,6 +63,7 @@ describe('live supply through the gateway', () => {
       env: {
         INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
         CURSOR_SECRET: randomBytes(32).toString('base64url'),
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
         ADMIN_PORT: '0',
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',

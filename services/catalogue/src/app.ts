@@ -1,10 +1,12 @@
-import { contract, internalContract, internalSupplyContract } from '@connectivity/contracts';
+import { contract, internalCatalogueAccountsContract, internalContract, internalSupplyContract } from '@connectivity/contracts';
 import { createCursorCodec, createServiceApp, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogue } from './catalogue.ts';
 import type { Config } from './config.ts';
 import { createBundleRepository } from './db/bundle-repository.ts';
+import { createLiveOrderingRepository } from './db/live-ordering-repository.ts';
 import { internalBundlesRouter } from './routes/internal-bundles.ts';
+import { internalLiveOrderingRouter } from './routes/internal-live-ordering.ts';
 import { internalSupplyRouter } from './routes/internal-supply.ts';
 import { listBundlesRouter } from './routes/list-bundles.ts';
 import { createExpressEndpoints } from '@ts-rest/express';
@@ -37,7 +39,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const bundles = createBundleRepository(deps.db.knex);
   const live = liveSupplierFromConfig(config, (state) => logger.warn({ state }, 'live supplier circuit changed'));
-  const catalogue = createCatalogue({ bundles, suppliers: { test: createSimulatedSupplier(bundles), live }, logger });
+  const liveOrdering = createLiveOrderingRepository(deps.db.knex);
+  const catalogue = createCatalogue({ bundles, suppliers: { test: createSimulatedSupplier(bundles), live }, liveOrdering, logger });
   const cursors = createCursorCodec(config.CURSOR_SECRET);
 
   return createServiceApp({
@@ -49,6 +52,7 @@ export function createApp(deps: AppDeps): Express {
       createExpressEndpoints(contract.catalogue, listBundlesRouter(catalogue, cursors), app, tsRestOptions);
       createExpressEndpoints(internalContract.catalogue, internalBundlesRouter(catalogue), app, tsRestOptions);
       createExpressEndpoints(internalSupplyContract, internalSupplyRouter(catalogue), app, tsRestOptions);
+      createExpressEndpoints(internalCatalogueAccountsContract, internalLiveOrderingRouter(liveOrdering), app, tsRestOptions);
     },
   });
 }

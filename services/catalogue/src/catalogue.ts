@@ -1,15 +1,23 @@
 import { ApiError, type Environment, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
 import type { Logger } from '@connectivity/platform';
 import type { BundleRepository } from './db/bundle-repository.ts';
+import type { LiveOrderingRepository } from './db/live-ordering-repository.ts';
 import { matchesFilter, toPublicBundle, type BundleFilter, type CatalogueBundle } from './domain/bundle.ts';
 import { supplierErrors } from './supplier/errors.ts';
-import { isSupplierError, type Supplier } from './supplier/types.ts';
+import { isSupplierError, type ProfileAction, type Supplier } from './supplier/types.ts';
 
 export interface CatalogueDeps {
   bundles: BundleRepository;
   /** The simulated supplier (sandbox) and the live one (HTTP, or unconfigured). */
   suppliers: Record<Environment, Supplier>;
+  liveOrdering: LiveOrderingRepository;
   logger: Logger;
+}
+
+/** Who asks: the account and the environment of its key. */
+export interface CatalogueCaller {
+  accountId: string;
+  environment: Environment;
 }
 
 /**
@@ -18,7 +26,19 @@ export interface CatalogueDeps {
  * lists from the supplier, priced, filtered and paged in memory.
  */
 export function createCatalogue(deps: CatalogueDeps) {
-  const { bundles, suppliers, logger } = deps;
+  const { bundles, suppliers, liveOrdering, logger } = deps;
+
+  /**
+   * The operator's switch (DECISIONS.md "When the rarer codes occur"): off, the account's live
+   * catalogue and live orders are refused before the supplier is asked. Suspend, resume and
+   * cancel of eSIMs it already has stay possible.
+   */
+  async function assertLiveOrdering(accountId: string): Promise<void> {
+    if ((await liveOrdering.get(accountId)).enabled) return;
+    throw new ApiError('capability_not_orderable', {
+      message: 'Live ordering is switched off for this account; contact support to switch it on.',
+    });
+  }
 
   /** The live supplier's bundles with our prices; bundles it gives no price for cannot be sold. */
   async function liveCatalogue(): Promise<CatalogueBundle[]> {
@@ -40,8 +60,9 @@ export function createCatalogue(deps: CatalogueDeps) {
 
   return {
     /** Up to `limit` listed bundles after `afterName`, by name (byte order). */
-    async list(environment: Environment, filter: BundleFilter, afterName: string | undefined, limit: number) {
+    async list({ accountId, environment }: CatalogueCaller, filter: BundleFilter, afterName: string | undefined, limit: number) {
       if (environment === 'test') return bundles.list(filter, afterName, limit);
+      await assertLiveOrdering(accountId);
       return (await liveCatalogue())
         .filter((b) => matchesFilter(b, filter) && (afterName === undefined || b.name > afterName))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -49,12 +70,13 @@ export function createCatalogue(deps: CatalogueDeps) {
     },
 
     /** A bundle by name for an order in `environment`, retired or not; 404 when no catalogue knows it. */
-    async find(environment: Environment, name: string): Promise<InternalBundle> {
+    async find({ accountId, environment }: CatalogueCaller, name: string): Promise<InternalBundle> {
       const sandbox = await bundles.get(name);
       if (environment === 'test') {
         if (!sandbox) throw notFound(name);
         return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
       }
+      await assertLiveOrdering(accountId);
       const live = (await liveCatalogue()).find((b) => b.name === name);
       if (live) {
         return { ...toPublicBundle(live, true), retired: live.retired, environments: sandbox ? ['test', 'live'] : ['live'] };
@@ -64,7 +86,9 @@ export function createCatalogue(deps: CatalogueDeps) {
       throw notFound(name);
     },
 
-    async orderProfiles(environment: Environment, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]> {
+    async orderProfiles({ accountId, environment }: CatalogueCaller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]> {
+      // Checked again here: the switch may have been turned off since the bundle was looked up.
+      if (environment === 'live') await assertLiveOrdering(accountId);
       try {
         return await suppliers[environment].orderProfiles(input);
       } catch (error) {
@@ -74,10 +98,15 @@ export function createCatalogue(deps: CatalogueDeps) {
       }
     },
 
-    async profileAction(environment: Environment, iccid: string, action: 'suspend' | 'resume'): Promise<void> {
+    async profileAction(environment: Environment, iccid: string, action: ProfileAction): Promise<void> {
       const supplier = suppliers[environment];
+      const calls = {
+        suspend: () => supplier.suspendProfile(iccid),
+        resume: () => supplier.resumeProfile(iccid),
+        terminate: () => supplier.terminateProfile(iccid),
+      };
       try {
-        await (action === 'suspend' ? supplier.suspendProfile(iccid) : supplier.resumeProfile(iccid));
+        await calls[action]();
       } catch (error) {
         if (!isSupplierError(error)) throw error;
         logger.warn({ err: error.message, failure: error.failure, action }, 'supplier profile action failed');

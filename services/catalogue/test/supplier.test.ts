@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isValidIccid } from '../src/domain/iccid.ts';
-import { headersFor, newCaller, startCatalogue, type CatalogueHarness } from './support.ts';
+import { INTERNAL_TOKEN, headersFor, newCaller, startCatalogue, type CatalogueHarness } from './support.ts';
 
 let h: CatalogueHarness;
 let unconfigured: CatalogueHarness;
@@ -226,5 +226,93 @@ describe('suspend and resume at the supplier', () => {
     const down = await act(iccid, 'resume');
     expect(down.status).toBe(503);
     expect(down.body.error.code).toBe('supplier_unavailable');
+  });
+});
+
+describe('cancelling (terminating) at the supplier', () => {
+  async function liveIccid(): Promise<string> {
+    const res = await request(h.app)
+      .post('/internal/supply/orders')
+      .set(headersFor(live))
+      .send({ reference: `ord_${Math.random().toString(36).slice(2)}`, bundle: 'esim_3GB_30D_FR', quantity: 1 });
+    return res.body.profiles[0].iccid as string;
+  }
+  const terminate = (iccid: string) => request(h.app).post(`/internal/supply/profiles/${iccid}/terminate`).set(headersFor(live)).send({});
+
+  it('terminates a live profile for good, and again without harm', async () => {
+    const iccid = await liveIccid();
+    expect((await terminate(iccid)).body).toEqual({ iccid, status: 'terminated' });
+    expect(supplierOf(h).state.profiles.get(iccid)?.status).toBe('terminated');
+    expect((await terminate(iccid)).status).toBe(200);
+    const resume = await request(h.app).post(`/internal/supply/profiles/${iccid}/resume`).set(headersFor(live)).send({});
+    expect(resume.status).toBe(409);
+    expect(resume.body.error.code).toBe('capability_not_orderable');
+  });
+
+  it('maps what the supplier cannot do and when it is down', async () => {
+    const iccid = await liveIccid();
+    supplierOf(h).state.faults.profiles = 'unsupported';
+    const unsupported = await terminate(iccid);
+    expect(unsupported.status).toBe(409);
+    expect(unsupported.body.error).toMatchObject({ code: 'capability_not_orderable', message: 'The supplier cannot cancel this eSIM.' });
+    supplierOf(h).state.faults.profiles = 'down';
+    const down = await terminate(iccid);
+    expect(down.status).toBe(503);
+    expect(down.body.error.code).toBe('supplier_unavailable');
+    expect(supplierOf(h).state.profiles.get(iccid)?.status).toBe('active');
+  });
+
+  it('answers supplier_unavailable until a supplier is configured', async () => {
+    const res = await request(unconfigured.app).post('/internal/supply/profiles/8988299000000000000/terminate').set(headersFor(live)).send({});
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('supplier_unavailable');
+  });
+});
+
+describe('the operator’s live-ordering switch', () => {
+  const operator = () => ({ 'x-internal-token': INTERNAL_TOKEN });
+  const setLiveOrdering = (accountId: string, enabled: unknown) =>
+    request(h.app).put(`/internal/accounts/${accountId}/live-ordering`).set(operator()).send({ enabled });
+
+  it('is on for an account never set', async () => {
+    const caller = newCaller('live');
+    const res = await request(h.app).get(`/internal/accounts/${caller.accountId}/live-ordering`).set(operator());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ object: 'live_ordering', account_id: caller.accountId, enabled: true, updated_at: null });
+  });
+
+  it('off: the live catalogue, live bundles and live supply answer 409 capability_not_orderable', async () => {
+    const caller = newCaller('live');
+    const off = await setLiveOrdering(caller.accountId, false);
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ object: 'live_ordering', account_id: caller.accountId, enabled: false });
+    const before = supplierOf(h).state.requests.get('GET /v1/catalogue') ?? 0;
+
+    const listed = await request(h.app).get('/v1/esim/bundles').set(headersFor(caller));
+    expect(listed.status).toBe(409);
+    expect(listed.body.error).toMatchObject({ type: 'capability', code: 'capability_not_orderable' });
+    expect((await request(h.app).get('/internal/bundles/esim_3GB_30D_FR').set(headersFor(caller))).body.error.code).toBe('capability_not_orderable');
+    const supply = await request(h.app).post('/internal/supply/orders').set(headersFor(caller)).send({ reference: 'ord_switched_off', bundle: 'esim_3GB_30D_FR', quantity: 1 });
+    expect(supply.body.error.code).toBe('capability_not_orderable');
+    // Refused before the supplier is asked anything.
+    expect(supplierOf(h).state.requests.get('GET /v1/catalogue') ?? 0).toBe(before);
+    expect(supplierOf(h).state.orders.has('ord_switched_off')).toBe(false);
+
+    // Only live: the account's sandbox is untouched. Other accounts are untouched.
+    expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(newCaller('test', caller.accountId)))).status).toBe(200);
+    expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(newCaller('live')))).status).toBe(200);
+
+    expect((await setLiveOrdering(caller.accountId, true)).body.enabled).toBe(true);
+    expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(caller))).status).toBe(200);
+  });
+
+  it('validates the switch and needs the internal token', async () => {
+    const caller = newCaller('live');
+    const bad = await setLiveOrdering(caller.accountId, 'off');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', param: 'enabled' });
+    const missing = await request(h.app).put(`/internal/accounts/${caller.accountId}/live-ordering`).set(operator()).send({});
+    expect(missing.body.error).toMatchObject({ code: 'missing_parameter', param: 'enabled' });
+    expect((await request(h.app).put(`/internal/accounts/${caller.accountId}/live-ordering`).send({ enabled: false })).status).toBe(401);
   });
 });

@@ -12,18 +12,20 @@ export interface AppDeps extends ServiceRuntime {
   config: Config;
   /** Called after a commit that wrote outbox events (the service wakes its relay). */
   onEvents?: () => void;
+  /** Called after a failed live order queued its profiles for release (wakes the worker). */
+  onReleaseRecorded?: () => void;
 }
+
+/** The typed client of catalogue the configuration names. */
+export const catalogueClientFromConfig = (config: Config) =>
+  createCatalogueClient({ baseUrl: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.CATALOGUE_TIMEOUT_MS });
 
 /** The inventory HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const knex = deps.db.knex;
   const onEvents = deps.onEvents ?? (() => {});
-  const catalogue = createCatalogueClient({
-    baseUrl: config.CATALOGUE_URL,
-    internalToken: config.INTERNAL_TOKEN ?? '',
-    timeoutMs: config.CATALOGUE_TIMEOUT_MS,
-  });
+  const catalogue = catalogueClientFromConfig(config);
   const cursors = createCursorCodec(config.CURSOR_SECRET);
 
   return createServiceApp({
@@ -32,7 +34,7 @@ export function createApp(deps: AppDeps): Express {
     internalToken: config.INTERNAL_TOKEN ?? '',
     checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
     routes: (app) => {
-      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors }), app, tsRestOptions);
+      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors, ...(deps.onReleaseRecorded && { onReleaseRecorded: deps.onReleaseRecorded }) }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex, onEvents }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, tsRestOptions);
     },

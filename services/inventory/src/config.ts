@@ -13,6 +13,11 @@ export const configSchema = serviceConfigSchema(8082).extend({
   /** How often the expiry sweeper looks for eSIMs past their validity. */
   SWEEPER_INTERVAL_MS: positiveInt(15_000),
   SWEEPER_BATCH_SIZE: positiveInt(200),
+  /** How often the worker looks for supplier profiles of unrecorded orders to release. */
+  RELEASE_POLL_INTERVAL_MS: positiveInt(5_000),
+  /** First retry delay of a failed release (doubling each time), and the longest. */
+  RELEASE_RETRY_BASE_MS: positiveInt(5_000),
+  RELEASE_RETRY_MAX_MS: positiveInt(3_600_000),
   /** How often the outbox relay polls when nothing woke it. */
   OUTBOX_POLL_INTERVAL_MS: positiveInt(500),
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assertCanReach } from '../src/domain/access.ts';
 import { activationCode } from '../src/domain/activation-code.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../src/domain/order.ts';
+import { releaseRetryDelayMs } from '../src/domain/release-backoff.ts';
 import { TRANSITIONS, allowedPatchTargets, planPatch } from '../src/domain/state-machine.ts';
 import { crossedThresholds } from '../src/domain/thresholds.ts';
 import { applyUsage, type UsageSubject } from '../src/domain/usage.ts';
@@ -180,5 +181,12 @@ describe('the test/live boundary', () => {
       'live_key_test_resource',
     );
     expect(() => assertCanReach(esim, { accountId: 'acct_a', environment: 'live' })).not.toThrow();
+  });
+});
+
+describe('releaseRetryDelayMs', () => {
+  it('doubles from the base and stops at the cap', () => {
+    expect([1, 2, 3, 4].map((n) => releaseRetryDelayMs(n, 100, 500))).toEqual([100, 200, 400, 500]);
+    expect(releaseRetryDelayMs(10_000, 100, 500)).toBe(500);
   });
 });

@@ -97,6 +97,10 @@ const inventoryConfig = (catalogueUrl: string) =>
     // Tests run the sweeper themselves, with a clock of their choosing.
     SWEEPER_INTERVAL_MS: String(24 * 3_600_000),
     OUTBOX_POLL_INTERVAL_MS: '50',
+    // Releases of unrecorded supplier orders, retried in milliseconds rather than minutes.
+    RELEASE_POLL_INTERVAL_MS: '100',
+    RELEASE_RETRY_BASE_MS: '50',
+    RELEASE_RETRY_MAX_MS: '200',
   });
 
 /**

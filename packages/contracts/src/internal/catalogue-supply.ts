@@ -23,13 +23,14 @@ export const orderProfilesBodySchema = z
   })
   .strict();
 
-export const profileActionResultSchema = z.object({ iccid: iccidSchema, status: z.enum(['suspended', 'active']) });
+export const profileActionResultSchema = z.object({ iccid: iccidSchema, status: z.enum(['suspended', 'active', 'terminated']) });
 
 const profilePathParams = z.object({ iccid: iccidSchema });
 
 /**
  * Live supply, owned by catalogue (which holds the supplier adapter): inventory orders profiles
- * before its order transaction, and asks for suspend and resume before it records them.
+ * before its order transaction, asks for suspend, resume and terminate (cancel) before it
+ * records them, and terminates the profiles of an order it could not record.
  */
 export const internalSupplyContract = c.router(
   {
@@ -58,6 +59,17 @@ export const internalSupplyContract = c.router(
       method: 'POST',
       path: '/internal/supply/profiles/:iccid/resume',
       summary: 'Resume a suspended live profile at the supplier',
+      pathParams: profilePathParams,
+      body: z.object({}).strict(),
+      responses: {
+        200: profileActionResultSchema,
+        ...errorResponses(['capability_not_orderable', 'supplier_unavailable', 'internal_error']),
+      },
+    },
+    terminateProfile: {
+      method: 'POST',
+      path: '/internal/supply/profiles/:iccid/terminate',
+      summary: 'End a live profile at the supplier for good (idempotent: terminating twice is fine)',
       pathParams: profilePathParams,
       body: z.object({}).strict(),
       responses: {

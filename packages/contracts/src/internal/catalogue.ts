@@ -25,7 +25,7 @@ export const internalCatalogueContract = c.router(
       pathParams: z.object({ name: z.string().min(1).max(100) }),
       responses: {
         200: internalBundleSchema,
-        ...errorResponses(['resource_not_found', 'pricing_unavailable', 'supplier_unavailable', 'internal_error']),
+        ...errorResponses(['resource_not_found', 'capability_not_orderable', 'pricing_unavailable', 'supplier_unavailable', 'internal_error']),
       },
     },
   },

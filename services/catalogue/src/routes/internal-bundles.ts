@@ -9,8 +9,7 @@ const s = initServer();
 export function internalBundlesRouter(catalogue: Catalogue) {
   return s.router(internalContract.catalogue, {
     getBundle: async ({ params, res }) => {
-      const { environment } = getIdentity(res);
-      return { status: 200, body: await catalogue.find(environment, params.name) };
+      return { status: 200, body: await catalogue.find(getIdentity(res), params.name) };
     },
   });
 }

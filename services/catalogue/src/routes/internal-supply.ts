@@ -9,8 +9,7 @@ const s = initServer();
 export function internalSupplyRouter(catalogue: Catalogue) {
   return s.router(internalSupplyContract, {
     orderProfiles: async ({ body, res }) => {
-      const { environment } = getIdentity(res);
-      return { status: 200, body: { profiles: await catalogue.orderProfiles(environment, body) } };
+      return { status: 200, body: { profiles: await catalogue.orderProfiles(getIdentity(res), body) } };
     },
     suspendProfile: async ({ params, res }) => {
       await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'suspend');
@@ -19,6 +18,10 @@ export function internalSupplyRouter(catalogue: Catalogue) {
     resumeProfile: async ({ params, res }) => {
       await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'resume');
       return { status: 200, body: { iccid: params.iccid, status: 'active' } };
+    },
+    terminateProfile: async ({ params, res }) => {
+      await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'terminate');
+      return { status: 200, body: { iccid: params.iccid, status: 'terminated' } };
     },
   });
 }

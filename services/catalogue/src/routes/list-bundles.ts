@@ -18,7 +18,7 @@ export function listBundlesRouter(catalogue: Catalogue, cursors: CursorCodec) {
       const binding = { list: 'bundles', accountId, environment, region: query.region, countries };
       const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, afterName);
 
-      const fetched = await catalogue.list(environment, { countries, region: query.region }, after, query.limit + 1);
+      const fetched = await catalogue.list({ accountId, environment }, { countries, region: query.region }, after, query.limit + 1);
       const items = fetched.map((b) => toPublicBundle(b, environment === 'live'));
       return { status: 200, body: toPage(items, query.limit, (last) => cursors.encode(last.name, binding)) };
     },

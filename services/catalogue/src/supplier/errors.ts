@@ -1,5 +1,5 @@
 import { ApiError } from '@connectivity/contracts';
-import type { SupplierError } from './types.ts';
+import type { ProfileAction, SupplierError } from './types.ts';
 
 /**
  * Supplier failures as the API reports them (DECISIONS.md "Catalogue" and "When the rarer codes
@@ -29,11 +29,12 @@ export const supplierErrors = {
           : 'The supplier refused the order; nothing was charged.',
     });
   },
-  /** Suspending or resuming a live profile. */
-  profileAction(error: SupplierError, action: 'suspend' | 'resume'): ApiError {
+  /** Suspending, resuming or cancelling (terminating) a live profile. */
+  profileAction(error: SupplierError, action: ProfileAction): ApiError {
+    const verb = action === 'terminate' ? 'cancel' : action;
     if (error.failure === 'unavailable') {
-      return new ApiError('supplier_unavailable', { message: `The supplier cannot ${action} profiles right now; retry later.` });
+      return new ApiError('supplier_unavailable', { message: `The supplier cannot ${verb} profiles right now; nothing was changed. Retry later.` });
     }
-    return new ApiError('capability_not_orderable', { message: `The supplier cannot ${action} this eSIM.` });
+    return new ApiError('capability_not_orderable', { message: `The supplier cannot ${verb} this eSIM.` });
   },
 };

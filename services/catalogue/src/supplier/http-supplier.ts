@@ -110,6 +110,9 @@ export function createHttpSupplier(options: HttpSupplierOptions): Supplier {
     async resumeProfile(iccid) {
       await call('POST', `/v1/profiles/${encodeURIComponent(iccid)}/resume`, wholesaleProfileStatusSchema, {});
     },
+    async terminateProfile(iccid) {
+      await call('POST', `/v1/profiles/${encodeURIComponent(iccid)}/terminate`, wholesaleProfileStatusSchema, {});
+    },
   };
 }
 

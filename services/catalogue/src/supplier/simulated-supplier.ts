@@ -26,8 +26,9 @@ export function createSimulatedSupplier(bundles: BundleRepository): Supplier {
       if (!(await bundles.get(bundle))) throw new SupplierError('unknown', `unknown bundle ${bundle}`);
       return Array.from({ length: quantity }, sandboxProfile);
     },
-    // Sandbox profiles live nowhere else: suspending and resuming them is only our own state.
+    // Sandbox profiles live nowhere else: suspending, resuming and ending them is only our own state.
     suspendProfile: () => Promise.resolve(),
     resumeProfile: () => Promise.resolve(),
+    terminateProfile: () => Promise.resolve(),
   };
 }

@@ -25,7 +25,12 @@ export interface Supplier {
   orderProfiles(input: OrderProfilesInput): Promise<SuppliedProfile[]>;
   suspendProfile(iccid: string): Promise<void>;
   resumeProfile(iccid: string): Promise<void>;
+  /** Ends a profile for good (a cancelled eSIM, or one we could not record). Idempotent. */
+  terminateProfile(iccid: string): Promise<void>;
 }
+
+/** What can be done to a live profile at the supplier. */
+export type ProfileAction = 'suspend' | 'resume' | 'terminate';
 
 /**
  * Why a supplier call failed: `unavailable` (not configured, unreachable, timed out, 5xx, or the

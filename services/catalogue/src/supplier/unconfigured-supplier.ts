@@ -10,4 +10,5 @@ export const unconfiguredSupplier: Supplier = {
   orderProfiles: notConfigured,
   suspendProfile: notConfigured,
   resumeProfile: notConfigured,
+  terminateProfile: notConfigured,
 };

@@ -8,7 +8,7 @@ import { z } from 'zod';
  *   GET  /v1/catalogue                     -> { bundles: WholesaleBundle[] }
  *   GET  /v1/prices                        -> { prices: { bundle, wholesale_cents }[] }
  *   POST /v1/orders { reference, bundle, quantity } -> { reference, profiles: [...] }  (idempotent on reference)
- *   POST /v1/profiles/:iccid/suspend|resume         -> { iccid, status }
+ *   POST /v1/profiles/:iccid/suspend|resume|terminate -> { iccid, status }  (terminate is idempotent)
  *   errors                                  -> { error: { code, message } }
  */
 export const wholesaleBundleSchema = z.object({
@@ -45,7 +45,7 @@ export const wholesaleOrderRequestSchema = z.object({
 
 export const wholesaleOrderSchema = z.object({ reference: z.string(), profiles: z.array(wholesaleProfileSchema) });
 
-export const wholesaleProfileStatusSchema = z.object({ iccid: iccidSchema, status: z.enum(['active', 'suspended']) });
+export const wholesaleProfileStatusSchema = z.object({ iccid: iccidSchema, status: z.enum(['active', 'suspended', 'terminated']) });
 
 /** Error codes the supplier answers with. */
 export const WHOLESALE_ERROR_CODES = {

@@ -12,6 +12,9 @@ import { currentRequestId, newId } from '@connectivity/platform';
 import { initClient } from '@ts-rest/core';
 import type { Caller } from '../domain/access.ts';
 
+/** What inventory may ask the supplier to do to a live profile; `terminate` ends it for good. */
+export type ProfileAction = 'suspend' | 'resume' | 'terminate';
+
 export interface CatalogueClientOptions {
   baseUrl: string;
   internalToken: string;
@@ -22,7 +25,7 @@ export interface CatalogueClientOptions {
 export interface CatalogueClient {
   getBundle(caller: Caller, name: string): Promise<InternalBundle>;
   orderProfiles(caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]>;
-  profileAction(caller: Caller, iccid: string, action: 'suspend' | 'resume'): Promise<void>;
+  profileAction(caller: Caller, iccid: string, action: ProfileAction): Promise<void>;
 }
 
 /** An error answered by catalogue, as the same catalogue error; anything else is our failure. */
@@ -76,7 +79,7 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
       }),
     profileAction: (caller, iccid, action) =>
       guarded(async () => {
-        const call = action === 'suspend' ? supply.suspendProfile : supply.resumeProfile;
+        const call = { suspend: supply.suspendProfile, resume: supply.resumeProfile, terminate: supply.terminateProfile }[action];
         const res = await call({ params: { iccid }, body: {}, headers: headersFor(caller), fetchOptions: fetchOptions() });
         if (res.status !== 200) rethrow(res.status, res.body);
       }),

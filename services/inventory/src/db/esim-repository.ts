@@ -50,6 +50,12 @@ export const esimRepository = {
     return row && toRecord(row);
   },
 
+  /** Which of `iccids` belong to an eSIM we recorded. */
+  async recordedIccids(db: Knex, iccids: string[]): Promise<Set<string>> {
+    const rows = (await esims(db).select('iccid').whereIn('iccid', iccids)) as { iccid: string }[];
+    return new Set(rows.map((row) => row.iccid));
+  },
+
   async update(db: Knex, id: string, changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at'>>): Promise<void> {
     await esims(db).where('id', id).update(changes);
   },

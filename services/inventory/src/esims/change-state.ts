@@ -1,6 +1,6 @@
 import { isApiError, type Esim, type EsimState } from '@connectivity/contracts';
 import type { Knex } from 'knex';
-import type { CatalogueClient } from '../clients/catalogue-client.ts';
+import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
 import { esimRepository } from '../db/esim-repository.ts';
 import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
@@ -15,19 +15,27 @@ export interface ChangeStateDeps {
 }
 
 /** The supplier call a live move needs before we record it; sandbox moves need none. */
-function supplierAction(esim: EsimRecord, to: EsimState): 'suspend' | 'resume' | undefined {
+function supplierAction(esim: EsimRecord, to: EsimState): ProfileAction | undefined {
   if (esim.environment !== 'live') return undefined;
   if (esim.state === 'active' && to === 'suspended') return 'suspend';
   if (esim.state === 'suspended' && to === 'active') return 'resume';
+  // A cancel: the supplier ends the profile (and stops charging us for it) before we record it.
+  if (to === 'expired') return 'terminate';
   return undefined;
 }
 
 /**
  * PATCH /v1/esim/{id}. The move is checked first without a lock (so a refused move never
- * reaches the supplier), the supplier is asked for a live suspend or resume outside any
+ * reaches the supplier), the supplier is asked for a live suspend, resume or cancel outside any
  * transaction, then the move is made under the row lock, checked again against the state
  * found there: of concurrent PATCHes to one target, one moves and emits, the rest find the
  * eSIM already there and change nothing.
+ *
+ * A live cancel tells the supplier first. If a concurrent PATCH or the sweeper expired the eSIM
+ * meanwhile, the cancel finds it expired and answers it unchanged (the supplier's terminate is
+ * idempotent, so both having asked is harmless). If the transaction fails after the supplier
+ * terminated, the PATCH fails with the eSIM unchanged here; a retried cancel terminates again
+ * (a no-op at the supplier) and records the move, so the two sides converge on the retry.
  */
 export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIccid: string, to: EsimState): Promise<Esim> {
   const now = deps.now ?? (() => new Date());

@@ -5,6 +5,7 @@ import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { accountRepository, defaultAccount } from '../db/account-repository.ts';
 import { esimRepository, isDuplicateIccid } from '../db/esim-repository.ts';
 import { orderRepository } from '../db/order-repository.ts';
+import { releaseRepository } from '../db/release-repository.ts';
 import type { Caller } from '../domain/access.ts';
 import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
@@ -17,6 +18,8 @@ export interface PlaceOrderDeps {
   logger: Logger;
   /** Called after a commit that wrote events, so the relay publishes them without waiting. */
   onEvents: () => void;
+  /** Called after profiles of a failed live order were recorded for release at the supplier. */
+  onReleaseRecorded?: () => void;
   now?: () => Date;
 }
 
@@ -88,9 +91,7 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
         );
       });
     } catch (error) {
-      if (live && !(error instanceof ApiError)) {
-        deps.logger.error({ orderId, err: errorMessage(error) }, 'live order failed after the supplier delivered profiles');
-      }
+      if (live) await recordRelease(deps, caller, orderId, profiles, error);
       if (isDuplicateIccid(error)) {
         if (!live && attempt < SANDBOX_ATTEMPTS) continue;
         throw new ApiError('supplier_refused', { message: 'The supplier delivered a profile that is already in use; nothing was charged.' });
@@ -108,6 +109,28 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
       simulated: !live,
       created_at: createdAt,
     };
+  }
+}
+
+/**
+ * The supplier delivered (and bills us for) profiles we did not record: the order's transaction
+ * failed, e.g. the balance was spent by another order between the check and the debit. They
+ * are written down durably for the release worker, which terminates them at the supplier with
+ * retries; the caller still gets the transaction's error (nothing was charged).
+ */
+async function recordRelease(deps: PlaceOrderDeps, caller: Caller, orderId: string, profiles: SuppliedProfile[], cause: unknown): Promise<void> {
+  const reason = cause instanceof ApiError ? cause.code : errorMessage(cause);
+  try {
+    await releaseRepository.record(
+      deps.knex,
+      { order_reference: orderId, account_id: caller.accountId, iccids: profiles.map((p) => p.iccid), reason },
+      (deps.now ?? (() => new Date()))().getTime(),
+    );
+    deps.onReleaseRecorded?.();
+    deps.logger.warn({ orderId, reason }, 'live order not recorded; its supplier profiles will be released');
+  } catch (error) {
+    // The database is failing too: only the log is left to tell the operator.
+    deps.logger.error({ orderId, iccids: profiles.map((p) => p.iccid), reason, err: errorMessage(error) }, 'live order not recorded and its supplier profiles could not be queued for release');
   }
 }
 

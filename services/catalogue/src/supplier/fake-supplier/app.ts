@@ -23,8 +23,8 @@ export interface FakeSupplierState {
   faults: FakeSupplierFaults;
   /** Requests received, by route ("GET /v1/catalogue"), for tests counting retries. */
   requests: Map<string, number>;
-  /** Profiles sold, by ICCID, with their status. */
-  profiles: Map<string, { status: 'active' | 'suspended'; bundle: string }>;
+  /** Profiles sold, by ICCID, with their status; a terminated profile is gone for good. */
+  profiles: Map<string, { status: 'active' | 'suspended' | 'terminated'; bundle: string }>;
   /** Orders by reference, so a repeated order returns what the first one bought. */
   orders: Map<string, { bundle: string; quantity: number; profiles: WholesaleProfile[] }>;
   catalogue: { bundle: WholesaleBundle; wholesale_cents: number }[];
@@ -120,14 +120,19 @@ export function createFakeSupplierApp(state: FakeSupplierState): Express {
     res.status(201).json({ reference, profiles });
   });
 
-  for (const action of ['suspend', 'resume'] as const) {
+  const targets = { suspend: 'suspended', resume: 'active', terminate: 'terminated' } as const;
+  for (const action of ['suspend', 'resume', 'terminate'] as const) {
     app.post(`/v1/profiles/:iccid/${action}`, (req, res) => {
       if (state.faults.profiles === 'down') return fail(res, 503, WHOLESALE_ERROR_CODES.unavailable, 'profiles unavailable');
       if (state.faults.profiles === 'unsupported') return fail(res, 409, WHOLESALE_ERROR_CODES.notSupported, `cannot ${action}`);
       const iccid = String(req.params.iccid);
       const profile = state.profiles.get(iccid);
       if (!profile) return fail(res, 404, WHOLESALE_ERROR_CODES.unknownProfile, 'unknown profile');
-      profile.status = action === 'suspend' ? 'suspended' : 'active';
+      // Terminating twice is a no-op (callers retry it); nothing else brings a profile back.
+      if (profile.status === 'terminated' && action !== 'terminate') {
+        return fail(res, 409, WHOLESALE_ERROR_CODES.notSupported, `cannot ${action} a terminated profile`);
+      }
+      profile.status = targets[action];
       res.json({ iccid, status: profile.status });
     });
   }

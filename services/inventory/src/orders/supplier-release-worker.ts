@@ -1,0 +1,117 @@
+import { isApiError } from '@connectivity/contracts';
+import type { Logger } from '@connectivity/platform';
+import type { Knex } from 'knex';
+import type { CatalogueClient } from '../clients/catalogue-client.ts';
+import { esimRepository } from '../db/esim-repository.ts';
+import { releaseRepository, type SupplierRelease } from '../db/release-repository.ts';
+import { releaseRetryDelayMs } from '../domain/release-backoff.ts';
+
+export interface SupplierReleaseWorkerOptions {
+  knex: Knex;
+  catalogue: CatalogueClient;
+  logger: Logger;
+  intervalMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  batchSize?: number;
+  now?: () => number;
+}
+
+export interface SupplierReleaseWorker {
+  /** Works through every release due now; resolves with how many were finished. */
+  runOnce(): Promise<number>;
+  /** Runs soon instead of at the next interval (a release was just recorded). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Releases at the supplier the profiles of live orders whose transaction failed (see
+ * `place-order.ts`): each profile is terminated, outside any transaction, until the supplier
+ * confirms. A supplier that is down is retried with backoff for as long as it takes; one that
+ * says it cannot terminate a profile is not asked again, and the row is kept, abandoned, with
+ * the reason for the operator.
+ */
+export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions): SupplierReleaseWorker {
+  const now = options.now ?? (() => Date.now());
+  const batchSize = options.batchSize ?? 20;
+  // A claim outlives the calls it covers (each bounded by the catalogue client's timeout).
+  const leaseMs = Math.max(options.retryBaseMs, 60_000);
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+
+  async function release(item: SupplierRelease): Promise<void> {
+    const caller = { accountId: item.account_id, environment: 'live' as const };
+    // A profile an eSIM of ours holds is in use (the supplier handed out a duplicate): never end it.
+    const recorded = await esimRepository.recordedIccids(options.knex, item.iccids);
+    try {
+      for (const iccid of item.iccids) {
+        if (!recorded.has(iccid)) await options.catalogue.profileAction(caller, iccid, 'terminate');
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (isApiError(error) && error.code === 'capability_not_orderable') {
+        await releaseRepository.finish(options.knex, item.order_reference, 'abandoned', now(), message);
+        options.logger.error({ orderId: item.order_reference, err: message }, 'the supplier cannot release the profiles of an unrecorded order');
+        return;
+      }
+      const delay = releaseRetryDelayMs(item.attempts, options.retryBaseMs, options.retryMaxMs);
+      await releaseRepository.retryLater(options.knex, item.order_reference, now() + delay, message);
+      options.logger.warn({ orderId: item.order_reference, attempts: item.attempts, retryInMs: delay, err: message }, 'releasing supplier profiles failed; will retry');
+      return;
+    }
+    await releaseRepository.finish(options.knex, item.order_reference, 'released', now());
+    options.logger.info({ orderId: item.order_reference, profiles: item.iccids.length }, 'released the supplier profiles of an unrecorded order');
+  }
+
+  async function runOnce(): Promise<number> {
+    let finished = 0;
+    for (;;) {
+      const due = await releaseRepository.claimDue(options.knex, now(), leaseMs, batchSize);
+      for (const item of due) {
+        await release(item);
+        finished += 1;
+      }
+      if (due.length < batchSize) return finished;
+    }
+  }
+
+  // One run at a time per instance; a call during a run waits for it and runs again.
+  const serialized = async (): Promise<number> => {
+    while (running) await running.catch(() => undefined);
+    running = runOnce();
+    try {
+      return await running;
+    } finally {
+      running = undefined;
+    }
+  };
+
+  function schedule(delayMs: number): void {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      serialized()
+        .catch((error: unknown) => {
+          options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'supplier release run failed');
+        })
+        .finally(() => {
+          if (!timer) schedule(options.intervalMs);
+        });
+    }, delayMs);
+    timer.unref();
+  }
+  schedule(options.intervalMs);
+
+  return {
+    runOnce: serialized,
+    wake: () => schedule(0),
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}
