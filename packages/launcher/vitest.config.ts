@@ -1,2 +1,6 @@
-// Every package shares one test configuration.
-export { default } from '../../vitest.shared.ts';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../../vitest.shared.ts';
+
+// Each file here starts the whole system (one of them as a child process): one file at a time,
+// so a file never waits on another's start-up on a two-core machine.
+export default mergeConfig(shared, defineConfig({ test: { maxWorkers: 1 } }));

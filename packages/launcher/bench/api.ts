@@ -4,29 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ensureDevAccount } from '@connectivity/gateway';
-import { createLogger } from '@connectivity/platform';
-import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
-import { startComposition } from '../src/compose.ts';
+import { startLocalStack } from '../src/local-stack.ts';
 
 const REQUESTS = Number(process.argv[2] ?? 300);
 const CONCURRENCY = 8;
 
-const db = await createTestDatabase();
-const bus = await createTestBus();
-const composition = await startComposition({
-  runtime: { db, bus, logger: createLogger({ name: 'bench', level: 'error' }) },
-  env: {
-    INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
-    CURSOR_SECRET: randomBytes(32).toString('base64url'),
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-    ADMIN_PORT: '0',
-    LOG_LEVEL: 'error',
-    // The bench measures the service, not the per-key budget.
-    RATE_LIMIT_PER_MINUTE: '100000000',
-  },
-  port: 0,
-  host: '127.0.0.1',
-});
+// The bench measures the service, not the per-key budget.
+const stack = await startLocalStack({ LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '100000000' });
+const { composition, db, bus } = stack;
 const { testKey } = await ensureDevAccount({ db });
 
 async function measure(name: string, send: (i: number) => Promise<Response>): Promise<void> {
@@ -69,6 +54,4 @@ await measure('POST /v1/esim (idempotent)', (i) =>
 );
 await measure('GET /v1/esim', () => fetch(`${composition.gatewayUrl}/v1/esim?limit=20`, { headers }));
 
-await composition.stop();
-await bus.close();
-await db.close();
+await stack.close();

@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureDevAccount } from '@connectivity/gateway';
-import { createLogger, type Bus, type Database } from '@connectivity/platform';
-import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startComposition, type Composition } from '../src/compose.ts';
+import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
 
 /**
  * The data flow of ARCHITECTURE.md end to end, through the public gateway only: an order
@@ -22,9 +19,7 @@ interface Delivered {
 }
 
 describe('end to end through the gateway', () => {
-  let db: Database;
-  let bus: Bus;
-  let composition: Composition;
+  let stack: LocalStack;
   let receiver: Server;
   let receiverUrl = '';
   let testKey = '';
@@ -32,37 +27,11 @@ describe('end to end through the gateway', () => {
   const delivered: Delivered[] = [];
   const rejected: string[] = [];
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${composition.gatewayUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${testKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(method === 'GET' ? {} : { 'idempotency-key': randomBytes(12).toString('hex') }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
-  };
+  const api = (method: string, path: string, body?: unknown) => stack.call(testKey, method, path, body);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    bus = await createTestBus();
-    const logger = createLogger({ name: 'e2e', level: 'warn' });
-    composition = await startComposition({
-      runtime: { db, bus, logger },
-      env: {
-        INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
-        CURSOR_SECRET: randomBytes(32).toString('base64url'),
-        WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-        ADMIN_PORT: '0',
-        LOG_LEVEL: 'warn',
-        DELIVERY_POLL_INTERVAL_MS: '50',
-      },
-      port: 0,
-      host: '127.0.0.1',
-    });
-    testKey = (await ensureDevAccount({ db })).testKey;
+    stack = await startLocalStack({ DELIVERY_POLL_INTERVAL_MS: '50' });
+    testKey = (await ensureDevAccount({ db: stack.db })).testKey;
 
     receiver = createServer((req, res) => {
       let raw = '';
@@ -83,10 +52,8 @@ describe('end to end through the gateway', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await composition?.stop();
+    await stack?.close();
     await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
-    await bus?.close();
-    await db?.close();
   });
 
   test('an order, its usage and every state change arrive as signed, verified webhooks', async () => {

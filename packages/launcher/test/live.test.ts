@@ -1,51 +1,30 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startFakeSupplier, type FakeSupplier } from '@connectivity/catalogue';
-import { createLogger, type Bus, type Database } from '@connectivity/platform';
-import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startComposition, type Composition } from '../src/compose.ts';
+import { startLocalStack, type LocalStack, type Reply } from '../src/local-stack.ts';
 
 /**
  * The live path end to end, through the public gateway and the operator admin API only: the
  * whole composition with the fake wholesale supplier configured as the live supplier. Runs on
  * PostgreSQL + NATS when configured, else on PGlite + the in-process bus.
  */
-interface Reply {
-  status: number;
-  body: Record<string, unknown> & { error?: { code: string; param?: string } };
-}
-
 describe('live supply through the gateway', () => {
-  let db: Database;
-  let bus: Bus;
+  let stack: LocalStack;
   let supplier: FakeSupplier;
-  let composition: Composition;
   let dataDir = '';
   let admin = { url: '', token: '' };
   let account = { id: '', test: '', live: '' };
 
-  const api = async (key: string, method: string, pathname: string, body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${composition.gatewayUrl}${pathname}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(method === 'GET' ? {} : { 'idempotency-key': randomBytes(12).toString('hex') }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Reply['body'] };
-  };
+  const api = (key: string, method: string, pathname: string, body?: unknown) => stack.call(key, method, pathname, body);
   const operator = async (method: string, pathname: string, body?: unknown): Promise<Reply> => {
     const response = await fetch(`${admin.url}${pathname}`, {
       method,
       headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as Reply['body'] };
+    return { status: response.status, body: (await response.json()) as Reply['body'], headers: response.headers };
   };
   const setAccount = async (settings: Record<string, unknown>) => {
     const res = await operator('PATCH', `/admin/accounts/${account.id}`, settings);
@@ -54,25 +33,9 @@ describe('live supply through the gateway', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    bus = await createTestBus();
     supplier = await startFakeSupplier();
     dataDir = await mkdtemp(path.join(tmpdir(), 'live-e2e-'));
-    composition = await startComposition({
-      runtime: { db, bus, logger: createLogger({ name: 'live-e2e', level: 'warn' }) },
-      env: {
-        INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
-        CURSOR_SECRET: randomBytes(32).toString('base64url'),
-        WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-        ADMIN_PORT: '0',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        SUPPLIER_URL: supplier.url,
-        SUPPLIER_API_KEY: supplier.apiKey,
-      },
-      port: 0,
-      host: '127.0.0.1',
-    });
+    stack = await startLocalStack({ DATA_DIR: dataDir, SUPPLIER_URL: supplier.url, SUPPLIER_API_KEY: supplier.apiKey });
     // A running gateway tells the operator CLI where its admin API is; so does it tell us.
     admin = JSON.parse(await readFile(path.join(dataDir, 'admin.json'), 'utf8')) as typeof admin;
     const created = await operator('POST', '/admin/accounts', { name: 'Live Co' });
@@ -82,10 +45,8 @@ describe('live supply through the gateway', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await composition?.stop();
+    await stack?.close();
     await supplier?.close();
-    await bus?.close();
-    await db?.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
