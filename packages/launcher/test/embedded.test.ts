@@ -45,7 +45,7 @@ describe('pnpm start (embedded)', () => {
       env,
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 90_000);
+    await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 150_000);
   }
 
   async function stop(): Promise<number | null> {
@@ -59,7 +59,7 @@ describe('pnpm start (embedded)', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'connectivity-embedded-'));
     port = await freePort();
     await start();
-  }, 120_000);
+  }, 200_000);
 
   afterAll(async () => {
     await stop();
@@ -90,7 +90,7 @@ describe('pnpm start (embedded)', () => {
     expect(after.status).toBe(200);
     const live = await fetch(`http://127.0.0.1:${port}/v1/esim`, { headers: { authorization: `Bearer ${liveKey}` } });
     expect(live.status).toBe(200);
-  }, 120_000);
+  }, 200_000);
 
   test('pnpm cli creates an account whose keys work at once against the running process', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
