@@ -65,6 +65,26 @@ try {
     const body = (await response.json()) as { object?: string };
     expect(response.status === 200 && body.object === 'list', `got ${response.status} ${JSON.stringify(body)}`);
   });
+  await check('an order flows gateway → inventory → outbox → NATS → notifications (GET /v1/events)', async () => {
+    const auth = { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' };
+    const order = await fetch(`${base}/v1/esim`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': `smoke-${randomBytes(6).toString('hex')}` },
+      body: JSON.stringify({ bundle: 'esim_5GB_30D_EU', quantity: 2 }),
+    });
+    const created = (await order.json()) as { object?: string; esims?: { id: string }[] };
+    expect(order.status === 201 && created.object === 'order', `order: ${order.status} ${JSON.stringify(created)}`);
+    const ids = new Set((created.esims ?? []).map((esim) => esim.id));
+    const deadline = Date.now() + 30_000;
+    let seen = 0;
+    while (Date.now() < deadline) {
+      const events = (await (await fetch(`${base}/v1/events?limit=100`, { headers: auth })).json()) as { data?: { type: string; data: { object?: { id?: string } } }[] };
+      seen = (events.data ?? []).filter((event) => event.type === 'esim.released' && ids.has(event.data.object?.id ?? '')).length;
+      if (seen === ids.size) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`${seen} of ${ids.size} esim.released events reached the event log`);
+  });
 } finally {
   if (child.exitCode === null) {
     child.kill('SIGTERM');
