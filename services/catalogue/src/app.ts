@@ -1,5 +1,5 @@
 import { contract, internalCatalogueAccountsContract, internalContract, internalSupplyContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogue } from './catalogue.ts';
 import type { Config } from './config.ts';
@@ -44,10 +44,7 @@ export function createApp(deps: AppDeps): Express {
   const cursors = createCursorCodec(config.CURSOR_SECRET);
 
   return createServiceApp({
-    logger,
-    baseUrl: config.PUBLIC_BASE_URL,
-    internalToken: config.INTERNAL_TOKEN ?? '',
-    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    ...serviceFrame(deps),
     routes: (app) => {
       createExpressEndpoints(contract.catalogue, listBundlesRouter(catalogue, cursors), app, tsRestOptions);
       createExpressEndpoints(internalContract.catalogue, internalBundlesRouter(catalogue), app, tsRestOptions);

@@ -1,4 +1,4 @@
-import { createCursorCodec, createServiceApp, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, serviceFrame, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import type { Config } from './config.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
@@ -23,10 +23,7 @@ export function createApp(deps: AppDeps): Express {
   const onQueued = deps.onQueued ?? (() => {});
   const secrets = deps.secrets ?? createSecretBox(deps.config.WEBHOOK_SECRET_KEY);
   return createServiceApp({
-    logger: deps.logger,
-    baseUrl: deps.config.PUBLIC_BASE_URL,
-    internalToken: deps.config.INTERNAL_TOKEN ?? '',
-    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    ...serviceFrame(deps),
     routes: (app) => {
       mountEventRoutes(app, { db: deps.db, cursors, onQueued });
       mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost, secrets, maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS });

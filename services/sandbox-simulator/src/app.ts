@@ -1,4 +1,4 @@
-import { createServiceApp, type ServiceRuntime } from '@connectivity/platform';
+import { createServiceApp, serviceFrame, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import type { Config } from './config.ts';
 import { createInventoryClient, type InventoryClient } from './inventory/inventory-client.ts';
@@ -20,10 +20,7 @@ export function createApp(deps: AppDeps): Express {
       timeoutMs: deps.config.INVENTORY_TIMEOUT_MS,
     });
   return createServiceApp({
-    logger: deps.logger,
-    baseUrl: deps.config.PUBLIC_BASE_URL,
-    internalToken: deps.config.INTERNAL_TOKEN ?? '',
-    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    ...serviceFrame(deps),
     routes: (app) => mountTestHelperRoutes(app, { inventory }),
   });
 }

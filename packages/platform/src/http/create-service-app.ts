@@ -45,3 +45,19 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(errorHandler({ baseUrl: options.baseUrl, logger: options.logger }));
   return app;
 }
+
+/** What every service passes to `createServiceApp` from its runtime and config. */
+export function serviceFrame(deps: {
+  db: { ping(): Promise<void> };
+  bus: { ping(): Promise<void> };
+  logger: Logger;
+  config: { PUBLIC_BASE_URL: string; INTERNAL_TOKEN?: string | undefined };
+}): Omit<ServiceAppOptions, 'routes'> {
+  return {
+    logger: deps.logger,
+    baseUrl: deps.config.PUBLIC_BASE_URL,
+    // An unset token (never in a started service: loadServiceConfig fills it) matches no caller.
+    internalToken: deps.config.INTERNAL_TOKEN ?? '',
+    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+  };
+}
