@@ -48,5 +48,6 @@ export * from './internal/contract.ts';
 export * from './internal/catalogue-supply.ts';
 export * from './internal/inventory-accounts.ts';
 export * from './internal/catalogue-accounts.ts';
+export * from './internal/inventory-releases.ts';
 
 export * from './openapi.ts';

@@ -21,7 +21,7 @@ export function createApp(deps: AppDeps): Express {
   const cursors = createCursorCodec(resolveCursorSecret(deps.config));
   const resolveHost = deps.resolveHost ?? systemResolveHost;
   const onQueued = deps.onQueued ?? (() => {});
-  const secrets = deps.secrets ?? createSecretBox(deps.config.WEBHOOK_SECRET_KEY);
+  const secrets = deps.secrets ?? createSecretBox(deps.config.WEBHOOK_SECRET_KEY, deps.config.WEBHOOK_SECRET_KEY_PREVIOUS);
   return createServiceApp({
     ...serviceFrame(deps),
     routes: (app) => {

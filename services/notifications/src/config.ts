@@ -1,7 +1,7 @@
 import { cursorSecretSchema, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-policy.ts';
-import { resolveSecretKey } from './secrets/secret-key.ts';
+import { parsePreviousKeys, resolveSecretKey } from './secrets/secret-key.ts';
 
 const msList = (fallback: readonly number[]) =>
   z
@@ -46,6 +46,11 @@ export const configSchema = serviceConfigSchema(8084)
      * with a database server; embedded, one is generated and kept in DATA_DIR.
      */
     WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    /**
+     * Keys WEBHOOK_SECRET_KEY replaced (comma-separated): secrets sealed with them are re-sealed
+     * with the current key at start, so a rotation loses no endpoint.
+     */
+    WEBHOOK_SECRET_KEY_PREVIOUS: z.string().optional(),
     /** At most this many endpoints (not deleted) per account and environment. */
     WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).default(16),
     /**
@@ -67,5 +72,9 @@ export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadServiceConfig(configSchema, env);
-  return { ...config, WEBHOOK_SECRET_KEY: resolveSecretKey(config) };
+  return {
+    ...config,
+    WEBHOOK_SECRET_KEY: resolveSecretKey(config),
+    WEBHOOK_SECRET_KEY_PREVIOUS: parsePreviousKeys(config.WEBHOOK_SECRET_KEY_PREVIOUS),
+  };
 }

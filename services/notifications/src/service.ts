@@ -25,7 +25,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
     loadConfig,
     async start(runtime, config) {
       const resolveHost = options.resolveHost ?? systemResolveHost;
-      const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY);
+      const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_PREVIOUS);
       await prepareSealedSecrets(runtime.db.knex, secrets, runtime.logger);
       const worker = startDeliveryWorker({
         db: runtime.db,

@@ -10,15 +10,14 @@ import { bodyInteger, paginationQuery } from './params.ts';
 
 const c = initContract();
 
-export const createEsimBodySchema = titled(
-  'CreateEsimRequest',
-  z
-    .object({
-      bundle: z.string().min(1).max(100).describe('The name of the bundle to buy, e.g. `esim_5GB_30D_EU`.'),
-      quantity: bodyInteger().min(1).max(10).default(1).describe('How many eSIMs to buy, 1 to 10.'),
-    })
-    .strict(),
-);
+// Inline, not a named component: generators such as openapi-typescript type a defaulted field of a
+// shared component as required, which would make `quantity` mandatory in a generated client.
+export const createEsimBodySchema = z
+  .object({
+    bundle: z.string().min(1).max(100).describe('The name of the bundle to buy, e.g. `esim_5GB_30D_EU`.'),
+    quantity: bodyInteger().min(1).max(10).default(1).describe('How many eSIMs to buy, 1 to 10; default 1.'),
+  })
+  .strict();
 
 export const updateEsimBodySchema = titled(
   'UpdateEsimRequest',

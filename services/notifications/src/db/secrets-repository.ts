@@ -29,3 +29,21 @@ export async function sealedSecretKeyIds(knex: Knex): Promise<{ keyId: string; e
   );
   return rows.rows.map((row) => ({ keyId: row.key_id, endpoints: Number(row.endpoints) }));
 }
+
+/** Every endpoint, deleted ones too, whose secret is sealed with one of `keyIds`. */
+export async function secretsSealedWith(knex: Knex, keyIds: readonly string[]): Promise<{ id: string; sealed: string }[]> {
+  if (keyIds.length === 0) return [];
+  const rows = await knex(TABLE)
+    .select<{ id: string; secret_sealed: string }[]>('id', 'secret_sealed')
+    .whereNotNull('secret_sealed')
+    .whereRaw(`split_part(secret_sealed, '.', 2) in (${keyIds.map(() => '?').join(', ')})`, [...keyIds]);
+  return rows.map((row) => ({ id: row.id, sealed: row.secret_sealed }));
+}
+
+/**
+ * Replaces one sealed secret if it is still the value read (compare and set): an instance
+ * re-sealing at the same moment, or an endpoint deleted meanwhile, is left as it is.
+ */
+export async function replaceSealedSecret(knex: Knex, id: string, from: string, to: string): Promise<boolean> {
+  return (await knex(TABLE).where({ id, secret_sealed: from }).update({ secret_sealed: to })) > 0;
+}

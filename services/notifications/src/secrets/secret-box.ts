@@ -9,8 +9,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 export interface SecretBox {
   /** The id of the key this box seals with. */
   readonly keyId: string;
+  /** The ids of the previous keys it still opens with (WEBHOOK_SECRET_KEY_PREVIOUS), never seals with. */
+  readonly previousKeyIds: readonly string[];
   seal(secret: string, endpointId: string): string;
-  /** The plain secret; throws when the value was sealed with another key, for another row, or altered. */
+  /**
+   * The plain secret; throws when the value was sealed with a key this box does not hold, for
+   * another row, or altered. Opening with a previous key keeps deliveries going while another
+   * instance, still on the old key, seals new endpoints during a rolling rotation.
+   */
   open(sealed: string, endpointId: string): string;
 }
 
@@ -30,11 +36,16 @@ export class SecretUnreadableError extends Error {
   override readonly name = 'SecretUnreadableError';
 }
 
-export function createSecretBox(key: Buffer): SecretBox {
-  if (key.length !== SECRET_KEY_BYTES) throw new TypeError(`the webhook secret key must be ${SECRET_KEY_BYTES} bytes`);
+export function createSecretBox(key: Buffer, previous: readonly Buffer[] = []): SecretBox {
+  for (const candidate of [key, ...previous]) {
+    if (candidate.length !== SECRET_KEY_BYTES) throw new TypeError(`the webhook secret key must be ${SECRET_KEY_BYTES} bytes`);
+  }
   const keyId = keyIdOf(key);
+  // Keyed by id; the current key wins should it also be listed as a previous one.
+  const keys = new Map<string, Buffer>([...previous.map((old): [string, Buffer] => [keyIdOf(old), old]), [keyId, key]]);
   return {
     keyId,
+    previousKeyIds: [...keys.keys()].filter((id) => id !== keyId),
     seal(secret, endpointId) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -47,9 +58,10 @@ export function createSecretBox(key: Buffer): SecretBox {
       if (version !== VERSION || iv === undefined || ciphertext === undefined || tag === undefined) {
         throw new SecretUnreadableError('not a sealed webhook secret');
       }
-      if (sealedKeyId !== keyId) throw new SecretUnreadableError(`sealed with key ${sealedKeyId}, not the configured key ${keyId}`);
+      const sealedWith = sealedKeyId === undefined ? undefined : keys.get(sealedKeyId);
+      if (sealedWith === undefined) throw new SecretUnreadableError(`sealed with key ${sealedKeyId}, not the configured key ${keyId}`);
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+        const decipher = createDecipheriv('aes-256-gcm', sealedWith, Buffer.from(iv, 'base64url'));
         decipher.setAAD(Buffer.from(endpointId, 'utf8'));
         decipher.setAuthTag(Buffer.from(tag, 'base64url'));
         return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');

@@ -16,6 +16,20 @@ export function parseSecretKey(value: string): Buffer | undefined {
 }
 
 /**
+ * `WEBHOOK_SECRET_KEY_PREVIOUS`: keys taken out of service, comma-separated, each written like
+ * `WEBHOOK_SECRET_KEY`. They only open secrets sealed before a rotation, which are re-sealed
+ * with the current key at start. A bad entry is named by its position, never by its value.
+ */
+export function parsePreviousKeys(value: string | undefined): Buffer[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((entry, index) => {
+    const key = parseSecretKey(entry);
+    if (!key) throw new ConfigError(`WEBHOOK_SECRET_KEY_PREVIOUS: key ${index + 1} must be 32 bytes, as 64 hex characters or base64.`);
+    return key;
+  });
+}
+
+/**
  * The key webhook signing secrets are sealed with. With a database server it must be given
  * (every instance, and every restart, must open the same rows). Embedded, an unset key is made
  * once and kept in `DATA_DIR/webhook-secret.key` (mode 0600), so the on-disk endpoints stay
