@@ -11,6 +11,7 @@ import { requireAdminToken } from './admin-auth.ts';
 import type { InternalTarget } from './internal-put.ts';
 import { putInventorySettings } from './inventory-settings.ts';
 import { putLiveOrdering } from './live-ordering.ts';
+import { mountSupplierReleaseRoutes } from './supplier-releases.ts';
 
 export interface AdminDeps {
   knex: Knex;
@@ -75,7 +76,7 @@ async function accountView(knex: Knex, accountId: string) {
 /**
  * The operator admin API (used by `pnpm cli`): accounts and keys, which are not part of the
  * public API, plus verification and balance, passed on to inventory, and the live-ordering
- * switch, passed on to catalogue. It has its own listener,
+ * switch, passed on to catalogue, and the supplier releases, passed on to inventory. It has its own listener,
  * on the loopback interface by default, and takes only the admin token.
  */
 export function createAdminApp(deps: AdminDeps): Express {
@@ -156,6 +157,8 @@ export function createAdminApp(deps: AdminDeps): Express {
       return { status: 200, body: { ...(await accountView(deps.knex, accountId)), settings: inventory, live_ordering: liveOrdering } };
     }),
   );
+
+  mountSupplierReleaseRoutes(app, deps.inventory);
 
   app.use((req, _res, next) => next(new ApiError('no_such_route', { message: `No admin route ${req.method} ${req.path}.` })));
   app.use(errorHandler({ baseUrl: deps.baseUrl, logger: deps.logger }));

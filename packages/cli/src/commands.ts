@@ -1,25 +1,7 @@
 import { parseArgs } from 'node:util';
-import { CliError, type AdminClient } from './admin-client.ts';
-
-export interface Output {
-  log(line: string): void;
-}
-
-type Args = { positionals: string[]; values: { json?: boolean; name?: string; env?: string; scopes?: string; unverify?: boolean } };
-
-interface Command {
-  usage: string;
-  summary: string;
-  run(client: AdminClient, args: Args, out: Output): Promise<void>;
-}
-
-const json = (out: Output, value: unknown) => out.log(JSON.stringify(value, null, 2));
-
-function need(args: Args, index: number, what: string): string {
-  const value = args.positionals[index];
-  if (value === undefined || value === '') throw new CliError(`Missing ${what}.`);
-  return value;
-}
+import { CliError } from './admin-client.ts';
+import { json, need, type Args, type Command } from './command.ts';
+import { RELEASE_COMMANDS } from './release-commands.ts';
 
 const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean);
 
@@ -37,6 +19,7 @@ const keyLine = (key: KeyView) => `${key.id}  ${key.environment}  ${key.prefix}â
 
 /** Every command, by its words. Accounts and keys are created only here, never by the public API. */
 export const COMMANDS: Record<string, Command> = {
+  ...RELEASE_COMMANDS,
   'account create': {
     usage: 'account create [--name <name>] [--json]',
     summary: 'Create an account with a test and a live key; the keys are shown this once.',
@@ -167,6 +150,7 @@ export function parseCommand(argv: string[]): { command: Command; args: Args } |
       env: { type: 'string' },
       scopes: { type: 'string' },
       unverify: { type: 'boolean' },
+      status: { type: 'string' },
     },
   });
   const command = COMMANDS[`${positionals[0] ?? ''} ${positionals[1] ?? ''}`];

@@ -1,5 +1,6 @@
 import { CliError, createAdminClient, resolveEndpoint } from './admin-client.ts';
-import { parseCommand, usage, type Output } from './commands.ts';
+import type { Output } from './command.ts';
+import { parseCommand, usage } from './commands.ts';
 import { loadCliConfig } from './config.ts';
 
 /** Runs one command; resolves with the exit code. Errors are printed for a person, without a stack. */

@@ -1,9 +1,10 @@
-import { contract, internalAccountsContract, internalContract } from '@connectivity/contracts';
+import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
 import { createCursorCodec, createServiceApp, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import type { Config } from './config.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
+import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { esimRouter } from './routes/esims.ts';
 import { createExpressEndpoints } from '@ts-rest/express';
@@ -37,6 +38,12 @@ export function createApp(deps: AppDeps): Express {
       createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors, ...(deps.onReleaseRecorded && { onReleaseRecorded: deps.onReleaseRecorded }) }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex, onEvents }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, tsRestOptions);
+      createExpressEndpoints(
+        internalInventoryReleasesContract,
+        internalReleasesRouter({ knex, cursors, onReleaseRecorded: deps.onReleaseRecorded }),
+        app,
+        tsRestOptions,
+      );
     },
   });
 }

@@ -14,6 +14,36 @@ interface ReleaseRow extends Omit<SupplierRelease, 'attempts'> {
   attempts: string | number;
 }
 
+/** A release as the operator sees it: every column, times in Unix milliseconds. */
+export interface SupplierReleaseRecord extends SupplierRelease {
+  status: 'pending' | 'released' | 'abandoned';
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface ReleasePosition {
+  created_at: number;
+  order_reference: string;
+}
+
+type FullRow = Record<keyof SupplierReleaseRecord, unknown>;
+
+// bigint and integer columns come back as strings from node-postgres.
+const toRecord = (row: FullRow): SupplierReleaseRecord => ({
+  order_reference: String(row.order_reference),
+  account_id: String(row.account_id),
+  iccids: row.iccids as string[],
+  reason: String(row.reason),
+  attempts: Number(row.attempts),
+  status: row.status as SupplierReleaseRecord['status'],
+  next_attempt_at: Number(row.next_attempt_at),
+  last_error: row.last_error as string | null,
+  created_at: Number(row.created_at),
+  finished_at: row.finished_at === null ? null : Number(row.finished_at),
+});
+
 const releases = (db: Knex) => db.withSchema(SCHEMA).from('supplier_releases');
 
 export const releaseRepository = {
@@ -52,5 +82,35 @@ export const releaseRepository = {
 
   async retryLater(db: Knex, orderReference: string, nextAttemptAt: number, lastError: string): Promise<void> {
     await releases(db).where({ order_reference: orderReference, status: 'pending' }).update({ next_attempt_at: nextAttemptAt, last_error: lastError });
+  },
+
+  /** Newest first (then by order reference), optionally of one status, after `after`. */
+  async list(db: Knex, filter: { status?: SupplierReleaseRecord['status'] | undefined }, after: ReleasePosition | undefined, limit: number): Promise<SupplierReleaseRecord[]> {
+    const query = releases(db)
+      .select('*')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'order_reference', order: 'desc' },
+      ])
+      .limit(limit);
+    if (filter.status) query.where('status', filter.status);
+    if (after) query.andWhereRaw('(created_at, order_reference) < (?, ?)', [after.created_at, after.order_reference]);
+    return ((await query) as FullRow[]).map(toRecord);
+  },
+
+  /**
+   * The operator's retry: a release not yet released goes back to pending, due now, with its
+   * attempts counted from zero again (so the backoff starts over). Answers the row after the
+   * change, the released row unchanged, or undefined when there is none.
+   */
+  async retryNow(db: Knex, orderReference: string, nowMs: number): Promise<SupplierReleaseRecord | undefined> {
+    const [updated] = (await releases(db)
+      .where('order_reference', orderReference)
+      .whereIn('status', ['pending', 'abandoned'])
+      .update({ status: 'pending', attempts: 0, next_attempt_at: nowMs, finished_at: null })
+      .returning('*')) as FullRow[];
+    if (updated) return toRecord(updated);
+    const found = (await releases(db).where('order_reference', orderReference).first()) as FullRow | undefined;
+    return found && toRecord(found);
   },
 };

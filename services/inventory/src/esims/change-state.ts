@@ -2,6 +2,7 @@ import { isApiError, type Esim, type EsimState } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
 import { esimRepository } from '../db/esim-repository.ts';
+import { terminationRepository } from '../db/termination-repository.ts';
 import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { planPatch } from '../domain/state-machine.ts';
@@ -31,11 +32,12 @@ function supplierAction(esim: EsimRecord, to: EsimState): ProfileAction | undefi
  * found there: of concurrent PATCHes to one target, one moves and emits, the rest find the
  * eSIM already there and change nothing.
  *
- * A live cancel tells the supplier first. If a concurrent PATCH or the sweeper expired the eSIM
- * meanwhile, the cancel finds it expired and answers it unchanged (the supplier's terminate is
- * idempotent, so both having asked is harmless). If the transaction fails after the supplier
- * terminated, the PATCH fails with the eSIM unchanged here; a retried cancel terminates again
- * (a no-op at the supplier) and records the move, so the two sides converge on the retry.
+ * A live cancel tells the supplier first, then writes down on its own that the supplier
+ * terminated the profile, then moves the eSIM and clears that fact in one transaction. If that
+ * transaction fails, the PATCH fails but the fact survives: the next PATCH of the eSIM or the
+ * next sweeper pass records the move (with its one `esim.expired`) without asking the supplier
+ * again. If a concurrent PATCH or the sweeper expired the eSIM meanwhile, the cancel finds it
+ * expired and answers it unchanged (the supplier's terminate is idempotent).
  */
 export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIccid: string, to: EsimState): Promise<Esim> {
   const now = deps.now ?? (() => new Date());
@@ -44,8 +46,12 @@ export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIcc
   assertCanReach(seen, caller);
   if (planPatch(seen.state, to, caller.environment).kind === 'unchanged') return toPublicEsim(seen);
 
-  const action = supplierAction(seen, to);
+  // A profile the supplier already terminated takes no further supplier call: the move below
+  // records the cancel, and any other move is then refused from `expired`.
+  const terminated = seen.environment === 'live' && (await terminationRepository.exists(deps.knex, seen.id));
+  const action = terminated ? undefined : supplierAction(seen, to);
   if (action) await deps.catalogue.profileAction(caller, seen.iccid, action);
+  if (action === 'terminate') await terminationRepository.record(deps.knex, seen.id, now().getTime());
 
   const result = await deps.knex.transaction(async (trx) => {
     const locked = await esimRepository.find(trx, seen.id, { lock: true });
@@ -54,9 +60,11 @@ export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIcc
     const seconds = Math.floor(at.getTime() / 1000);
     let esim = locked;
     let moved = false;
-    // Validity ended and the sweeper has not come by yet: the eSIM expires first (with its
-    // event, committed even if the requested move is then refused), as it would a moment later.
-    if (isPastValidity(esim, seconds)) {
+    // The supplier terminated the profile, or validity ended, and the sweeper has not come by
+    // yet: the eSIM expires first (with its event, committed even if the requested move is then
+    // refused), as it would a moment later.
+    const supplierTerminated = esim.environment === 'live' && (await terminationRepository.clear(trx, esim.id));
+    if (esim.state !== 'expired' && (supplierTerminated || isPastValidity(esim, seconds))) {
       esim = await move(trx, esim, 'expired', at);
       moved = true;
     }

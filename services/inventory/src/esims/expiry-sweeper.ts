@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { esimRepository } from '../db/esim-repository.ts';
 import type { EsimRecord } from '../domain/esim.ts';
 import { recordEsimEvents } from '../events/esim-events.ts';
+import { applyRecordedTerminations } from './apply-terminations.ts';
 
 export interface ExpirySweeperOptions {
   knex: Knex;
@@ -20,7 +21,8 @@ export interface ExpirySweeper {
 }
 
 /**
- * Moves eSIMs past `expires_at` to `expired`, with `esim.expired`, in batches. Each batch is one
+ * Moves eSIMs past `expires_at` to `expired`, with `esim.expired`, in batches; then the live
+ * eSIMs whose cancel the supplier confirmed but whose database write failed. Each batch is one
  * transaction holding its rows with `FOR UPDATE SKIP LOCKED`, and re-reads the state under the
  * lock, so several instances sweeping at once expire each eSIM exactly once.
  */
@@ -52,7 +54,14 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
       const expired = await batch();
       total += expired;
       if (expired > 0) options.onEvents();
-      if (expired < options.batchSize) return total;
+      if (expired < options.batchSize) break;
+    }
+    // Cancels the supplier confirmed whose own write failed: recorded here, once.
+    for (;;) {
+      const { taken, moved } = await applyRecordedTerminations(options.knex, now(), options.batchSize);
+      total += moved;
+      if (moved > 0) options.onEvents();
+      if (taken < options.batchSize) return total;
     }
   }
 

@@ -2,6 +2,7 @@ import { outboxMigration, type MigrationSet } from '@connectivity/platform';
 import * as accounts from './0002_accounts.ts';
 import * as ordersAndEsims from './0003_orders_and_esims.ts';
 import * as supplierReleases from './0004_supplier_releases.ts';
+import * as supplierTerminations from './0005_supplier_terminations.ts';
 import { SCHEMA } from './schema.ts';
 
 export { SCHEMA };
@@ -13,5 +14,6 @@ export const migrations: MigrationSet = {
     '0002_accounts': accounts,
     '0003_orders_and_esims': ordersAndEsims,
     '0004_supplier_releases': supplierReleases,
+    '0005_supplier_terminations': supplierTerminations,
   },
 };

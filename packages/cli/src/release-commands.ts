@@ -1,0 +1,46 @@
+import { SUPPLIER_RELEASE_STATUSES, type List, type SupplierRelease } from '@connectivity/contracts';
+import { CliError } from './admin-client.ts';
+import { json, need, type Command } from './command.ts';
+
+const releaseLine = (r: SupplierRelease) =>
+  `${r.id}  ${r.status}  ${r.account_id}  ${r.iccids.length} profile(s)  attempts ${r.attempts}  reason ${r.reason}${r.last_error ? `  last error: ${r.last_error}` : ''}`;
+
+/**
+ * Supplier releases: profiles of live orders we failed to record, terminated at the supplier by
+ * inventory's worker. An abandoned one (the supplier said it cannot terminate) waits for the
+ * operator, who retries it once the cause is fixed.
+ */
+export const RELEASE_COMMANDS: Record<string, Command> = {
+  'releases list': {
+    usage: `releases list [--status ${SUPPLIER_RELEASE_STATUSES.join('|')}] [--json]`,
+    summary: 'List supplier releases (newest first), all of them or those of one status.',
+    async run(client, args, out) {
+      const status = args.values.status;
+      if (status !== undefined && !(SUPPLIER_RELEASE_STATUSES as readonly string[]).includes(status)) {
+        throw new CliError(`--status must be one of ${SUPPLIER_RELEASE_STATUSES.join(', ')}.`);
+      }
+      // Every page: an operator wants the whole list, and the abandoned ones are few.
+      const releases: SupplierRelease[] = [];
+      let cursor: string | null = null;
+      do {
+        const query = new URLSearchParams({ limit: '100', ...(status && { status }), ...(cursor && { cursor }) });
+        const page: List<SupplierRelease> = await client.call<List<SupplierRelease>>('GET', `/admin/supplier-releases?${query.toString()}`);
+        releases.push(...page.data);
+        cursor = page.next_cursor;
+      } while (cursor);
+      if (args.values.json) return json(out, releases);
+      if (releases.length === 0) return out.log(status ? `No ${status} supplier releases.` : 'No supplier releases.');
+      for (const release of releases) out.log(releaseLine(release));
+    },
+  },
+  'releases retry': {
+    usage: 'releases retry <release_id> [--json]',
+    summary: 'Put an abandoned (or pending) supplier release back to pending; the worker tries it at once.',
+    async run(client, args, out) {
+      const id = need(args, 2, 'release id');
+      const release = await client.call<SupplierRelease>('POST', `/admin/supplier-releases/${encodeURIComponent(id)}/retry`);
+      if (args.values.json) return json(out, release);
+      out.log(`Release ${release.id} is pending again; the worker retries it now.`);
+    },
+  },
+};

@@ -1,0 +1,113 @@
+import { newId } from '@connectivity/platform';
+import type { Order, SupplierRelease } from '@connectivity/contracts';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, headersFor, newCaller, startInventory, type Harness } from './support.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startInventory();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const operator = () => headersFor(newCaller('live'));
+const list = (query: Record<string, string | number>) => request(h.app).get('/internal/supplier-releases').query(query).set(operator());
+const retry = (id: string) => request(h.app).post(`/internal/supplier-releases/${id}/retry`).set(operator());
+const releaseOf = async (id: string) => ((await list({ limit: 100 })).body.data as SupplierRelease[]).find((r) => r.id === id);
+
+function expectError(res: request.Response, status: number, code: string, param?: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error).toMatchObject({ code, ...(param !== undefined && { param }) });
+}
+
+/**
+ * A release the worker abandoned, made for real: two live orders race for a balance that pays
+ * for one, so the loser's profiles are queued for release, and the supplier says it cannot
+ * terminate them.
+ */
+async function abandonedRelease(): Promise<SupplierRelease> {
+  const caller = newCaller('live');
+  await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000_000 });
+  const price = ((await h.order(caller, { bundle: 'esim_1GB_7D_GB' })).body as Order).price_cents;
+  await h.fund(caller.accountId, { live_balance_cents: price });
+  h.supplier.state.faults.latencyMs = 300;
+  h.supplier.state.faults.profiles = 'unsupported';
+  try {
+    const results = await Promise.all([h.order(caller, { bundle: 'esim_1GB_7D_GB' }), h.order(caller, { bundle: 'esim_1GB_7D_GB' })]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 402]);
+    return await eventually(async () => {
+      const [release] = ((await list({ status: 'abandoned', limit: 100 })).body.data as SupplierRelease[]).filter((r) => r.account_id === caller.accountId);
+      expect(release).toBeDefined();
+      return release as SupplierRelease;
+    });
+  } finally {
+    h.supplier.reset();
+  }
+}
+
+describe('the operator routes over supplier releases', () => {
+  it('lists an abandoned release, and a retry takes it back to pending and then released', async () => {
+    const abandoned = await abandonedRelease();
+    expect(abandoned).toMatchObject({ object: 'supplier_release', status: 'abandoned', reason: 'balance_insufficient', next_attempt_at: null });
+    expect(abandoned.id).toMatch(/^ord_/);
+    expect(abandoned.last_error).toBeTruthy();
+    expect(abandoned.finished_at).toEqual(expect.any(Number));
+    const iccid = abandoned.iccids[0] ?? '';
+    expect(h.supplier.state.profiles.get(iccid)?.status).toBe('active');
+    expect(((await list({ status: 'pending', limit: 100 })).body.data as SupplierRelease[]).map((r) => r.id)).not.toContain(abandoned.id);
+
+    const res = await retry(abandoned.id);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: abandoned.id, status: 'pending', attempts: 0, finished_at: null });
+    expect(res.body.next_attempt_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    await eventually(async () => {
+      expect((await releaseOf(abandoned.id))?.status).toBe('released');
+      expect(h.supplier.state.profiles.get(iccid)?.status).toBe('terminated');
+    });
+    // Released: nothing is left to retry.
+    expectError(await retry(abandoned.id), 409, 'invalid_state_transition', 'release_id');
+  });
+
+  it('pages newest first with no duplicate or gap, the cursor bound to the status filter', async () => {
+    // Written abandoned in one statement, so the running worker never claims them mid-test.
+    const at = Date.now();
+    const ids = Array.from({ length: 5 }, () => newId('order'));
+    await h.db.knex('inventory.supplier_releases').insert(
+      ids.map((id, i) => ({
+        order_reference: id,
+        account_id: newId('account'),
+        iccids: [],
+        reason: 'test',
+        status: 'abandoned',
+        next_attempt_at: at + i,
+        created_at: at + i,
+        finished_at: at + i,
+      })),
+    );
+    const all = ((await list({ status: 'abandoned', limit: 100 })).body.data as SupplierRelease[]).map((r) => r.id);
+    expect(all.slice(0, 5)).toEqual([...ids].reverse());
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await list({ status: 'abandoned', limit: 2, ...(cursor && { cursor }) });
+      expect(page.status).toBe(200);
+      paged.push(...(page.body.data as SupplierRelease[]).map((r) => r.id));
+      if (!page.body.has_more) break;
+      cursor = page.body.next_cursor as string;
+    }
+    expect(paged).toEqual(all);
+    const first = await list({ status: 'abandoned', limit: 1 });
+    expectError(await list({ status: 'released', limit: 1, cursor: first.body.next_cursor as string }), 400, 'invalid_parameter', 'cursor');
+  });
+
+  it('refuses bad input with the error object', async () => {
+    expectError(await list({ status: 'lost' }), 400, 'invalid_parameter', 'status');
+    expectError(await list({ limit: 0 }), 400, 'invalid_parameter', 'limit');
+    expectError(await retry('ord_nope'), 400, 'invalid_parameter', 'releaseId');
+    expectError(await retry(newId('order')), 404, 'resource_not_found', 'release_id');
+    // Without the internal token the service answers nothing but a 401.
+    expectError(await request(h.app).get('/internal/supplier-releases'), 401, 'key_invalid');
+  });
+});
