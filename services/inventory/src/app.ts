@@ -1,5 +1,5 @@
 import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import type { Config } from './config.ts';
@@ -30,10 +30,7 @@ export function createApp(deps: AppDeps): Express {
   const cursors = createCursorCodec(config.CURSOR_SECRET);
 
   return createServiceApp({
-    logger,
-    baseUrl: config.PUBLIC_BASE_URL,
-    internalToken: config.INTERNAL_TOKEN ?? '',
-    checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
+    ...serviceFrame(deps),
     routes: (app) => {
       createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors, ...(deps.onReleaseRecorded && { onReleaseRecorded: deps.onReleaseRecorded }) }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex, onEvents }), app, tsRestOptions);
