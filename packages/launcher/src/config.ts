@@ -1,4 +1,5 @@
 import { commonConfigSchema, cursorSecretSchema, parseConfig, port } from '@connectivity/platform';
+import { randomBytes } from 'node:crypto';
 import { resolveSecretKey } from '@connectivity/notifications';
 import { z } from 'zod';
 
@@ -24,6 +25,21 @@ export const loadLauncherConfig = (env: NodeJS.ProcessEnv = process.env): Launch
 /** The environment as the launcher's child services see it (the one place here that reads it). */
 export const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env });
 
-/** The configured webhook secret key, else the one kept in DATA_DIR (made on first use). */
-export const webhookSecretKey = (config: LauncherConfig): string =>
-  config.WEBHOOK_SECRET_KEY ?? resolveSecretKey({ DATA_DIR: config.DATA_DIR }).toString('hex');
+/**
+ * The environment every service of a local run starts with: the caller's, plus the secrets the
+ * services must share (made up when unset, since one process tree shares them).
+ */
+export function serviceEnvironment(config: LauncherConfig): NodeJS.ProcessEnv {
+  const env = processEnv();
+  return {
+    ...env,
+    INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
+    // Set CURSOR_SECRET to keep list cursors valid across restarts.
+    CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
+    // Webhook signing secrets are sealed with this key; unset, it is kept in DATA_DIR, so a local
+    // run can restart on the same database (production sets it explicitly).
+    WEBHOOK_SECRET_KEY: config.WEBHOOK_SECRET_KEY ?? resolveSecretKey({ DATA_DIR: config.DATA_DIR }).toString('hex'),
+    // Error links point at the port actually served unless a public URL is configured.
+    PUBLIC_BASE_URL: env.PUBLIC_BASE_URL || `http://localhost:${config.PORT}`,
+  };
+}

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, createLogger } from '@connectivity/platform';
-import { loadLauncherConfig, processEnv, webhookSecretKey } from './config.ts';
+import { loadLauncherConfig, serviceEnvironment } from './config.ts';
 import { PORT_OFFSET, URL_VARIABLE, allServices } from './services.ts';
 import { provisionDevAccount } from './dev-account.ts';
 import { waitUntilReady } from './wait-ready.ts';
@@ -25,17 +24,7 @@ const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv): ChildProcess 
 
 const exitCode = (child: ChildProcess) => new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 
-const env: NodeJS.ProcessEnv = {
-  ...processEnv(),
-  INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
-  // One process tree shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
-  CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
-  // Webhook signing secrets are sealed with this key; unset, it is kept in DATA_DIR, so the
-  // local runners can restart on the same database (production sets it explicitly).
-  WEBHOOK_SECRET_KEY: webhookSecretKey(config),
-  // Error links point at the port actually served unless a public URL is configured.
-  PUBLIC_BASE_URL: processEnv().PUBLIC_BASE_URL || `http://localhost:${config.PORT}`,
-};
+const env = serviceEnvironment(config);
 const portOf = (name: string) => config.PORT + (PORT_OFFSET[name] ?? 0);
 for (const [name, variable] of Object.entries(URL_VARIABLE)) env[variable] = `http://127.0.0.1:${portOf(name)}`;
 

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
 import { createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
-import { loadLauncherConfig, processEnv, webhookSecretKey } from './config.ts';
+import { loadLauncherConfig, serviceEnvironment } from './config.ts';
 import { startComposition } from './compose.ts';
 
 /**
@@ -16,17 +15,7 @@ const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
 const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
 const bus = await createBus({ natsUrl: config.NATS_URL });
 
-const env: NodeJS.ProcessEnv = {
-  ...processEnv(),
-  INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
-  // One process shares one cursor key; set CURSOR_SECRET to keep cursors valid across restarts.
-  CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
-  // Webhook signing secrets are sealed with this key; unset, it is kept in DATA_DIR, so the
-  // local runners can restart on the same database (production sets it explicitly).
-  WEBHOOK_SECRET_KEY: webhookSecretKey(config),
-  // Error links point at the port actually served unless a public URL is configured.
-  PUBLIC_BASE_URL: processEnv().PUBLIC_BASE_URL || `http://localhost:${config.PORT}`,
-};
+const env = serviceEnvironment(config);
 // Opt-in (FAKE_SUPPLIER=1): the bundled fake wholesale supplier serves live keys, so the live
 // path (catalogue, pricing, orders, balance) can be tried on a laptop too.
 const fakeSupplier = config.FAKE_SUPPLIER ? await startFakeSupplier({ port: config.FAKE_SUPPLIER_PORT }) : undefined;
