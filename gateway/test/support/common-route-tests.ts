@@ -1,4 +1,4 @@
-import { routeTable, type RouteEntry } from '@connectivity/contracts';
+import { routeTable, SCOPES, type RouteEntry } from '@connectivity/contracts';
 import request from 'supertest';
 import { expect, it } from 'vitest';
 import { bearer, idem, type Harness } from './harness.ts';
@@ -59,9 +59,7 @@ export function runCommonRouteTests(harness: () => Harness, entry: RouteEntry) {
     it(`${name}: a key without ${entry.metadata.scopes.join(', ')} is 403 key_out_of_scope`, async () => {
       const h = harness();
       const a = await h.account();
-      const others = ['catalogue:read', 'esim:read', 'esim:write', 'events:read', 'events:write', 'webhooks:read', 'webhooks:write', 'keys:read', 'test_helpers'].filter(
-        (scope) => !entry.metadata.scopes.includes(scope as never),
-      );
+      const others = SCOPES.filter((scope) => !entry.metadata.scopes.includes(scope));
       await h.db.knex('gateway.api_keys').where({ id: a.testKeyId }).update({ scopes: others });
       const res = await callRoute(h, entry).set(bearer(a.test)).set('Idempotency-Key', idem()).send({});
       expectError(res, 403, 'key_out_of_scope');
