@@ -26,6 +26,8 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** How often the relay deletes old published rows. */
   pruneIntervalMs?: number;
+  /** How long claimed rows stay reserved for this relay while it publishes them; a crashed relay's rows are retried after it. */
+  leaseMs?: number;
   logger?: OutboxLogger;
 }
 
@@ -57,13 +59,12 @@ const DAY_MS = 86_400_000;
 
 /**
  * Publishes a service's outbox rows to the bus. Each tick locks a batch of due rows with
- * `FOR UPDATE SKIP LOCKED` (so several relays, in one process or many, never publish a row
- * concurrently), publishes them in order with message id = event id, and marks them published
- * in the same transaction. A crash after publishing but before the commit leaves the rows
- * pending: they are published again and the bus drops them as duplicates of the same id.
- * A failed publish is retried later with exponential backoff and jitter; the other rows of the
- * batch go on. Nothing but the publishes is awaited inside the transaction, so it never needs
- * a second connection (the embedded PGlite pool has one).
+ * `FOR UPDATE SKIP LOCKED` and leases them (so several relays, in one process or many, never
+ * publish a row concurrently), then publishes them in order with message id = event id outside
+ * any transaction, and marks them published. A crash after publishing but before marking leaves
+ * the rows pending: after the lease they are published again and the bus drops them as
+ * duplicates of the same id. A failed publish is retried later with exponential backoff and
+ * jitter; the other rows of the batch go on.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const {
@@ -76,6 +77,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     maxBackoffMs = 60_000,
     retentionMs = 7 * DAY_MS,
     pruneIntervalMs = 60 * 60_000,
+    leaseMs = 30_000,
     logger,
   } = options;
 
@@ -96,7 +98,12 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return run;
   };
 
-  async function tick(): Promise<TickResult> {
+  /**
+   * Takes up to a batch of due rows for this relay: locked with SKIP LOCKED just long enough to
+   * push their `next_attempt_at` one lease ahead, so no other relay takes them while they are
+   * published, and no transaction stays open across the remote calls to the bus.
+   */
+  async function claim(): Promise<OutboxRow[]> {
     return knex.transaction(async (trx) => {
       const rows = (await trx
         .withSchema(schema)
@@ -108,53 +115,62 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         .limit(batchSize)
         .forUpdate()
         .skipLocked()) as OutboxRow[];
-
-      const published: string[] = [];
-      const failed: { row: OutboxRow; error: unknown }[] = [];
-      for (const row of rows) {
-        try {
-          const result = await bus.publish({
-            id: row.id,
-            subject: row.subject,
-            payload: row.payload,
-            headers: row.headers ?? {},
-          });
-          if (result.duplicate) {
-            logger?.info({ eventId: row.id, subject: row.subject }, 'outbox event was already on the bus');
-          }
-          published.push(row.id);
-        } catch (error) {
-          failed.push({ row, error });
-        }
-      }
-
-      if (published.length > 0) {
+      if (rows.length > 0) {
         await trx
           .withSchema(schema)
           .table(OUTBOX_TABLE)
-          .whereIn('id', published)
-          .update({ published_at: trx.fn.now(), last_error: null });
+          .whereIn(
+            'id',
+            rows.map((row) => row.id),
+          )
+          .update({ next_attempt_at: trx.raw("now() + ? * interval '1 millisecond'", [leaseMs]) });
       }
-      for (const { row, error } of failed) {
-        const attempts = row.attempts + 1;
-        const delayMs = backoffMs(attempts, baseBackoffMs, maxBackoffMs);
-        const message = errorMessage(error);
-        logger?.warn(
-          { eventId: row.id, subject: row.subject, attempts, retryInMs: delayMs, err: message },
-          'outbox publish failed; will retry',
-        );
-        await trx
-          .withSchema(schema)
-          .table(OUTBOX_TABLE)
-          .where('id', row.id)
-          .update({
-            attempts,
-            next_attempt_at: trx.raw("now() + ? * interval '1 millisecond'", [delayMs]),
-            last_error: message.slice(0, 2_000),
-          });
-      }
-      return { selected: rows.length, published: published.length };
+      return rows;
     });
+  }
+
+  async function tick(): Promise<TickResult> {
+    const rows = await claim();
+    const published: string[] = [];
+    const failed: { row: OutboxRow; error: unknown }[] = [];
+    for (const row of rows) {
+      try {
+        const result = await bus.publish({
+          id: row.id,
+          subject: row.subject,
+          payload: row.payload,
+          headers: row.headers ?? {},
+        });
+        if (result.duplicate) {
+          logger?.info({ eventId: row.id, subject: row.subject }, 'outbox event was already on the bus');
+        }
+        published.push(row.id);
+      } catch (error) {
+        failed.push({ row, error });
+      }
+    }
+
+    // A crash before these writes leaves the rows claimed until the lease ends; they are then
+    // published again and the bus drops them as duplicates of the same message id.
+    if (published.length > 0) {
+      await knex.withSchema(schema).table(OUTBOX_TABLE).whereIn('id', published).update({ published_at: knex.fn.now(), last_error: null });
+    }
+    for (const { row, error } of failed) {
+      const attempts = row.attempts + 1;
+      const delayMs = backoffMs(attempts, baseBackoffMs, maxBackoffMs);
+      const message = errorMessage(error);
+      logger?.warn({ eventId: row.id, subject: row.subject, attempts, retryInMs: delayMs, err: message }, 'outbox publish failed; will retry');
+      await knex
+        .withSchema(schema)
+        .table(OUTBOX_TABLE)
+        .where('id', row.id)
+        .update({
+          attempts,
+          next_attempt_at: knex.raw("now() + ? * interval '1 millisecond'", [delayMs]),
+          last_error: message.slice(0, 2_000),
+        });
+    }
+    return { selected: rows.length, published: published.length };
   }
 
   async function drain(): Promise<number> {
