@@ -1,36 +1,20 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createLogger, runMigrations, type Bus, type Database } from '@connectivity/platform';
-import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
-import { loadConfig, migrations, startGateway, type StartedGateway } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/index.ts';
+import { capture, startCliWorld, type CliWorld } from './support.ts';
 
-let db: Database;
-let bus: Bus;
-let gateway: StartedGateway;
+let world: CliWorld;
 let dataDir: string;
 let server: Server;
 let gatewayUrl: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  await runMigrations(db.knex, migrations);
-  bus = await createTestBus();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'cli-test-'));
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    ADMIN_PORT: '0',
-    INTERNAL_TOKEN: 'internal-token-for-tests-only',
-    CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-characters',
-  });
-  gateway = await startGateway({ db, bus, logger: createLogger({ name: 'cli-test', level: 'silent' }) }, config);
-  server = gateway.app.listen(0, '127.0.0.1');
+  world = await startCliWorld();
+  dataDir = world.dataDir;
+  server = world.gateway.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const address = server.address();
   gatewayUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -38,16 +22,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.close();
-  await gateway?.stop();
-  await bus?.close();
-  await db?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await world?.close();
 });
-
-function capture() {
-  const lines: string[] = [];
-  return { lines, log: (line: string) => lines.push(line) };
-}
 
 const version = (key: string) => fetch(`${gatewayUrl}/v1/version`, { headers: { authorization: `Bearer ${key}` } });
 

@@ -1,19 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createLogger, runMigrations, type Bus, type Database } from '@connectivity/platform';
-import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
-import { loadConfig, migrations, startGateway, type StartedGateway } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/index.ts';
+import { capture, startCliWorld, type CliWorld } from './support.ts';
 
 /** A real HTTP server standing in for catalogue, which owns the switch: it records what it is told. */
 let catalogue: Server;
 const received: { url: string; body: string }[] = [];
-let db: Database;
-let bus: Bus;
-let gateway: StartedGateway;
+let world: CliWorld;
 let dataDir: string;
 
 beforeAll(async () => {
@@ -28,33 +21,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => catalogue.listen(0, '127.0.0.1', resolve));
   const address = catalogue.address();
-  db = await createTestDatabase();
-  await runMigrations(db.knex, migrations);
-  bus = await createTestBus();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'cli-live-ordering-'));
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    ADMIN_PORT: '0',
-    INTERNAL_TOKEN: 'internal-token-for-tests-only',
-    CURSOR_SECRET: 'a-cursor-secret-of-at-least-32-characters',
-    CATALOGUE_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-  });
-  gateway = await startGateway({ db, bus, logger: createLogger({ name: 'cli-test', level: 'silent' }) }, config);
+  world = await startCliWorld({ env: { CATALOGUE_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` } });
+  dataDir = world.dataDir;
 });
 
 afterAll(async () => {
-  await gateway?.stop();
+  await world?.close();
   await new Promise<void>((resolve) => (catalogue ? catalogue.close(() => resolve()) : resolve()));
-  await bus?.close();
-  await db?.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
-
-function capture() {
-  const lines: string[] = [];
-  return { lines, log: (line: string) => lines.push(line) };
-}
 
 describe('pnpm cli account live-ordering', () => {
   it('switches an account’s live ordering off and on again', async () => {

@@ -1,62 +1,41 @@
-import type { Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { closeServer, createLogger, listen, newId, runMigrations, type Bus, type Database, type StartedService } from '@connectivity/platform';
-import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
-import { loadConfig, migrations, startGateway, type StartedGateway } from '@connectivity/gateway';
+import { closeServer, listen, newId, type Database } from '@connectivity/platform';
 import { inventoryService, loadConfig as loadInventoryConfig, migrations as inventoryMigrations } from '@connectivity/inventory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/index.ts';
+import { capture, CURSOR_SECRET, INTERNAL_TOKEN, silentLogger, startCliWorld, type CliWorld } from './support.ts';
 
-const INTERNAL_TOKEN = 'internal-token-for-tests-only';
-const CURSOR_SECRET = 'a-cursor-secret-of-at-least-32-characters';
-const logger = createLogger({ name: 'cli-releases-test', level: 'silent' });
+let world: CliWorld;
 let db: Database;
-let bus: Bus;
-let inventory: StartedService;
-let inventoryServer: Server;
-let gateway: StartedGateway;
 let dataDir: string;
 
 /** The real gateway in front of the real inventory service, on one database and bus. */
 beforeAll(async () => {
-  db = await createTestDatabase();
-  await runMigrations(db.knex, migrations);
-  await runMigrations(db.knex, inventoryMigrations);
-  bus = await createTestBus();
-  inventory = await inventoryService.start(
-    { db, bus, logger },
-    // No catalogue is needed: the releases below hold no profile, so the worker never calls it.
-    loadInventoryConfig({ INTERNAL_TOKEN, CURSOR_SECRET, RELEASE_POLL_INTERVAL_MS: '100', SWEEPER_INTERVAL_MS: String(3_600_000) }),
-  );
-  inventoryServer = await listen(inventory.app, 0, '127.0.0.1');
-  const address = inventoryServer.address();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'cli-releases-'));
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    ADMIN_PORT: '0',
-    INTERNAL_TOKEN,
-    CURSOR_SECRET,
-    INVENTORY_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+  world = await startCliWorld({
+    migrations: [inventoryMigrations],
+    async prepare(database, bus) {
+      const inventory = await inventoryService.start(
+        { db: database, bus, logger: silentLogger },
+        // No catalogue is needed: the releases below hold no profile, so the worker never calls it.
+        loadInventoryConfig({ INTERNAL_TOKEN, CURSOR_SECRET, RELEASE_POLL_INTERVAL_MS: '100', SWEEPER_INTERVAL_MS: String(3_600_000) }),
+      );
+      const server = await listen(inventory.app, 0, '127.0.0.1');
+      const address = server.address();
+      return {
+        env: { INVENTORY_URL: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` },
+        async close() {
+          await closeServer(server);
+          await inventory.stop();
+        },
+      };
+    },
   });
-  gateway = await startGateway({ db, bus, logger }, config);
+  db = world.db;
+  dataDir = world.dataDir;
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  if (inventoryServer) await closeServer(inventoryServer);
-  await inventory?.stop();
-  await bus?.close();
-  await db?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await world?.close();
 });
-
-function capture() {
-  const lines: string[] = [];
-  return { lines, log: (line: string) => lines.push(line), text: () => lines.join('\n') };
-}
 
 const cli = async (...argv: string[]) => {
   const out = capture();
