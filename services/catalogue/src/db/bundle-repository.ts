@@ -3,17 +3,8 @@ import type { Knex } from 'knex';
 import type { BundleFilter, CatalogueBundle } from '../domain/bundle.ts';
 import { SCHEMA } from './migrations/schema.ts';
 
-interface BundleRow {
-  name: string;
-  description: string;
-  data_mb: number | null;
-  unlimited: boolean;
-  duration_days: number;
-  countries: string[];
-  region: string;
-  price_cents: number;
-  retired: boolean;
-}
+/** A row is the domain's bundle, with the region as the database holds it (plain text). */
+type BundleRow = Omit<CatalogueBundle, 'region'> & { region: string };
 
 const COLUMNS = ['name', 'description', 'data_mb', 'unlimited', 'duration_days', 'countries', 'region', 'price_cents', 'retired'];
 
