@@ -46,8 +46,8 @@ export function createApp(deps: AppDeps): Express {
     timetable: config.SERVICE_VERSION_TIMETABLE,
     deprecationLink: `${baseUrl.replace(/\/+$/, '')}/docs`,
     idempotency: {
-      // Past the longest a forward can take, so a live claim is never taken over.
-      leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS + 10_000,
+      // Renewed while the forward runs, so it only bounds how long a crashed gateway's claim blocks retries.
+      leaseMs: config.IDEMPOTENCY_LEASE_MS,
       retentionMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
     },
     onEventsWritten: () => deps.outboxRelay?.wake(),
@@ -55,6 +55,8 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // Read by `listen` to answer malformed requests with the error object.
+  app.locals.baseUrl = baseUrl;
   // Conditional GETs would turn API responses into bodiless 304s; clients expect JSON.
   app.set('etag', false);
   // The edge makes its own request ids: a client cannot choose the id its logs are filed under.

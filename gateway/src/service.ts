@@ -13,7 +13,7 @@ import { createAdminApp } from './admin/admin-app.ts';
 import { removeAdminFile, writeAdminFile } from './admin/admin-file.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
-import { purgeExpired } from './db/idempotency-repository.ts';
+import { gatewayIdempotency } from './db/idempotency-repository.ts';
 import { SCHEMA, migrations } from './db/migrations/index.ts';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -36,7 +36,7 @@ export async function startGateway(runtime: ServiceRuntime, config: Config): Pro
     const app = createApp({ ...runtime, config, outboxRelay: relay });
 
     const purge = setInterval(() => {
-      purgeExpired(db.knex).then(
+      gatewayIdempotency.purgeExpired(db.knex).then(
         (purged) => purged > 0 && logger.info({ purged }, 'purged expired idempotency records'),
         (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'idempotency purge failed'),
       );

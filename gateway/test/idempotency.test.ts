@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeExpired } from '../src/index.ts';
+import { requestFingerprint } from '@connectivity/platform';
+import { gatewayIdempotency } from '../src/index.ts';
 import { expectError, expectStandardHeaders } from './support/common-route-tests.ts';
 import { bearer, freePort, idem, startHarness, type Harness } from './support/harness.ts';
 
@@ -131,14 +132,89 @@ describe('what is not stored', () => {
 });
 
 describe('an unknown outcome', () => {
-  it('after a timeout the claim is kept, so a quick retry cannot run the operation twice', async () => {
+  // The owning service records the key with its change (its own tests prove a retry never
+  // changes anything twice), so the edge keeps nothing it cannot replay and asks the service again.
+  it('after a timeout the claim is given back, and the retry reaches the service with the same Idempotency-Key', async () => {
     const a = await h.account();
     const key = idem();
     const send = () => request(h.app).post('/v1/test/usage').set(bearer(a.test)).set('Idempotency-Key', key).send({ esim: 'hang', bytes: 1 });
+    const first = await send();
+    expectError(first, 500, 'internal_error');
+    expect(first.body.error.message).toMatch(/same Idempotency-Key/);
+    expect(await records(a.testKeyId, key)).toHaveLength(0);
     expectError(await send(), 500, 'internal_error');
-    const retry = await send();
-    expectError(retry, 409, 'idempotency_key_reused', 'Idempotency-Key');
-    expect(retry.body.error.message).toMatch(/in progress/);
+    const reached = h.upstream.seen.filter((seen) => seen.url === '/v1/test/usage' && seen.headers['idempotency-key'] === key);
+    expect(reached).toHaveLength(2);
+    expect(new Set(reached.map((seen) => seen.headers['x-key-id']))).toEqual(new Set([a.testKeyId]));
+  });
+
+  it('a 5xx or Retry-After answer is not stored: the retry asks the service again', async () => {
+    const a = await h.account();
+    for (const [status, retryAfter] of [[503, undefined], [409, '1']] as const) {
+      const key = idem();
+      h.upstream.answerNext('/v1/test/usage', { status, retryAfter });
+      const send = () => request(h.app).post('/v1/test/usage').set(bearer(a.test)).set('Idempotency-Key', key).send({ esim: 'esim_x', bytes: 1 });
+      const first = await send();
+      expect(first.status).toBe(status);
+      if (retryAfter) expect(first.headers['retry-after']).toBe(retryAfter);
+      expect(await records(a.testKeyId, key)).toHaveLength(0);
+      const again = await send();
+      expect(again.status).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      const replayed = await send();
+      expect(replayed.status).toBe(200);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+    }
+  });
+
+  it('a duplicate of a running request is told to retry (409 with Retry-After)', async () => {
+    const a = await h.account();
+    const key = idem();
+    const release = h.upstream.hold();
+    const send = () => request(h.app).post('/v1/events/replay').set(bearer(a.test)).set('Idempotency-Key', key).send({});
+    const first = send().then((res) => res);
+    await until(async () => (await records(a.testKeyId, key)).length === 1);
+    const duplicate = await send();
+    expectError(duplicate, 409, 'idempotency_key_reused', 'Idempotency-Key');
+    expect(duplicate.headers['retry-after']).toBe('1');
+    release();
+    expect((await first).status).toBe(200);
+  });
+
+  it('a claim whose gateway died is taken over once its short lease ends', async () => {
+    const a = await h.account();
+    const key = idem();
+    const body = { bundle: 'esim_5GB_30D_EU', quantity: 1 };
+    // A claim left by a gateway that died mid-call: in progress, lease already over.
+    await h.db.knex('gateway.idempotency_records').insert({
+      key_id: a.testKeyId,
+      idempotency_key: key,
+      fingerprint: requestFingerprint('POST', '/v1/esim', Buffer.from(JSON.stringify(body))),
+      claim_id: 'dead-gateway',
+      status: 'in_progress',
+      locked_until: h.db.knex.raw("now() - interval '1 millisecond'"),
+      expires_at: h.db.knex.raw("now() + interval '1 day'"),
+    });
+    const res = await order(a.test, key, body);
+    expect(res.status).toBe(201);
+  });
+
+  it('the lease of a claim is renewed while the service works, so no retry takes it over meanwhile', async () => {
+    const short = await startHarness({ IDEMPOTENCY_LEASE_MS: '300' });
+    try {
+      const a = await short.account();
+      const key = idem();
+      const release = short.upstream.hold();
+      const send = () => request(short.app).post('/v1/events/replay').set(bearer(a.test)).set('Idempotency-Key', key).send({});
+      const first = send().then((res) => res);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expectError(await send(), 409, 'idempotency_key_reused', 'Idempotency-Key');
+      release();
+      expect((await first).status).toBe(200);
+      expect(short.upstream.seen.filter((seen) => seen.url === '/v1/events/replay')).toHaveLength(1);
+    } finally {
+      await short.close();
+    }
   });
 });
 
@@ -167,7 +243,7 @@ describe('retention', () => {
     const other = idem();
     await order(a.test, other);
     await records(a.testKeyId, other).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
-    expect(await purgeExpired(h.db.knex)).toBeGreaterThanOrEqual(1);
+    expect(await gatewayIdempotency.purgeExpired(h.db.knex)).toBeGreaterThanOrEqual(1);
     expect(await records(a.testKeyId, other)).toHaveLength(0);
     expect(await records(a.testKeyId, key)).toHaveLength(1);
   });

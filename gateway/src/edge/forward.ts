@@ -1,130 +1,105 @@
-import { context, propagation } from '@opentelemetry/api';
-import { ApiError, INTERNAL_HEADERS, type ServiceName } from '@connectivity/contracts';
-import type { Logger } from '@connectivity/platform';
+import { ApiError, type RouteEntry, type ServiceName } from '@connectivity/contracts';
+import { createInternalClient, pathFor, UpstreamFailure, type CallIdentity, type InternalClient, type Logger } from '@connectivity/platform';
 import type { StoredResponse } from '../db/idempotency-repository.ts';
 
-export interface ForwardIdentity {
-  accountId: string;
-  environment: string;
-  keyId: string;
-}
+export { UpstreamFailure };
 
 export interface ForwardRequest {
-  service: ServiceName;
-  method: string;
-  /** The public path and query, unchanged. */
-  pathWithQuery: string;
+  /** The contract route matched; the service's path is built from it, never taken from the request. */
+  entry: RouteEntry;
+  /** The path parameters as matched (decoded); they are encoded again into the forwarded path. */
+  params: Record<string, string>;
+  /** The query string without `?`, as the client sent it (validated against the contract). */
+  search: string;
   body: Buffer | undefined;
-  identity: ForwardIdentity;
-  requestId: string;
+  identity: CallIdentity;
   /** The version this request is served at; services validate the contract's headers too. */
   serviceVersion: string;
-  /** The caller's Idempotency-Key on mutating routes, which the contract requires downstream. */
+  /** The caller's Idempotency-Key on mutating routes: the owning service records it with its change. */
   idempotencyKey?: string | undefined;
 }
 
-/** How a forward ended when no response came back. `notSent`: the service certainly did not run. */
-export class UpstreamFailure extends Error {
-  override readonly name = 'UpstreamFailure';
-  readonly notSent: boolean;
-  readonly apiError: ApiError;
-  constructor(apiError: ApiError, notSent: boolean, cause: unknown) {
-    super(apiError.message, { cause });
-    this.apiError = apiError;
-    this.notSent = notSent;
-  }
-}
-
-// Errors that mean the connection was never made, so the request cannot have been processed.
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 // What is passed on from a service's response; the edge sets the rest itself.
-const PASSED_HEADERS = ['content-type', 'location'];
+const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-replayed', 'cache-control'];
 
 export interface Forwarder {
   forward(request: ForwardRequest): Promise<StoredResponse>;
 }
 
+type BackendService = Exclude<ServiceName, 'gateway'>;
+
 /**
- * Sends a request to the service that owns the route, with the identity, the request id and the
- * W3C trace context in headers, and gives up after `timeoutMs`. A service that cannot be reached
- * or does not answer in time becomes `internal_error` (500) with a message saying which, never
- * a hang; a service error that is not the catalogue's error object is replaced by one.
+ * Sends a request to the service that owns the route through the platform's internal client:
+ * the path is the route's own with its parameters encoded, the identity goes in internal
+ * headers, and the call gives up after `timeoutMs`. A service that cannot be reached or does not
+ * answer in time is an `UpstreamFailure` for the caller to classify; a service error that is
+ * not the catalogue's error object is replaced by one.
  */
 export function createForwarder(options: {
-  serviceUrls: Record<Exclude<ServiceName, 'gateway'>, string>;
+  serviceUrls: Record<BackendService, string>;
   internalToken: string;
   timeoutMs: number;
   /** Public base URL, for the `link` of errors the gateway writes itself. */
   baseUrl: string;
   logger: Logger;
 }): Forwarder {
+  const clients = new Map<BackendService, InternalClient>();
+  const clientFor = (service: BackendService): InternalClient => {
+    let client = clients.get(service);
+    if (!client) {
+      client = createInternalClient({ service, baseUrl: options.serviceUrls[service], internalToken: options.internalToken, timeoutMs: options.timeoutMs });
+      clients.set(service, client);
+    }
+    return client;
+  };
+
   return {
     async forward(request) {
-      if (request.service === 'gateway') throw new Error('gateway routes are not forwarded');
-      const base = options.serviceUrls[request.service].replace(/\/+$/, '');
-      const headers: Record<string, string> = {
-        accept: 'application/json',
-        [INTERNAL_HEADERS.token]: options.internalToken,
-        [INTERNAL_HEADERS.accountId]: request.identity.accountId,
-        [INTERNAL_HEADERS.environment]: request.identity.environment,
-        [INTERNAL_HEADERS.keyId]: request.identity.keyId,
-        [INTERNAL_HEADERS.requestId]: request.requestId,
-        'service-version': request.serviceVersion,
-        ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
-      };
-      propagation.inject(context.active(), headers);
+      const service = request.entry.metadata.service;
+      if (service === 'gateway') throw new Error('gateway routes are not forwarded');
       const hasBody = request.body !== undefined && request.body.length > 0;
-      if (hasBody) headers['content-type'] = 'application/json';
-
-      let response: Response;
-      let text: string;
+      let response;
       try {
-        response = await fetch(base + request.pathWithQuery, {
-          method: request.method,
-          headers,
-          body: hasBody ? new Uint8Array(request.body ?? []) : undefined,
-          signal: AbortSignal.timeout(options.timeoutMs),
-          redirect: 'manual',
+        response = await clientFor(service).send({
+          method: request.entry.route.method,
+          path: pathFor(request.entry.route.path, request.params),
+          search: request.search,
+          identity: request.identity,
+          headers: {
+            'service-version': request.serviceVersion,
+            ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
+          },
+          body: hasBody ? request.body : undefined,
         });
-        text = await response.text();
       } catch (error) {
-        throw classify(error, request.service, options.logger);
+        if (error instanceof UpstreamFailure) {
+          options.logger.error({ service, timed_out: error.timedOut, not_sent: error.notSent, err: (error.cause as Error | undefined)?.message }, 'service call failed');
+        }
+        throw error;
       }
 
       const passed: Record<string, string> = {};
       for (const name of PASSED_HEADERS) {
-        const value = response.headers.get(name);
-        if (value !== null) passed[name] = value;
+        const value = response.headers[name];
+        if (value !== undefined) passed[name] = value;
       }
-      if (response.status >= 400 && !isErrorObject(text)) {
-        options.logger.error({ service: request.service, status: response.status }, 'service answered without an error object');
+      if (response.status >= 400 && !isErrorObject(response.body)) {
+        options.logger.error({ service, status: response.status }, 'service answered without an error object');
         const body = new ApiError('internal_error').toBody(options.baseUrl);
         return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
       }
-      return { status: response.status, headers: passed, body: text };
+      return { status: response.status, headers: passed, body: response.body };
     },
   };
 }
 
-function classify(error: unknown, service: string, logger: Logger): UpstreamFailure {
-  const name = error instanceof Error ? error.name : '';
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    logger.error({ service }, 'service did not answer in time');
-    return new UpstreamFailure(
-      new ApiError('internal_error', {
-        message: 'The service handling this request did not answer in time. Retry later with the same Idempotency-Key.',
-      }),
-      false,
-      error,
-    );
-  }
-  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
-  logger.error({ service, err: error instanceof Error ? error.message : String(error), code }, 'service unreachable');
-  return new UpstreamFailure(
-    new ApiError('internal_error', { message: 'The service handling this request is unavailable. Retry later.' }),
-    code !== undefined && NOT_SENT_CODES.has(code),
-    error,
-  );
+/** What the client is told when a forward got no answer; the outcome is unknown unless `notSent`. */
+export function upstreamError(error: UpstreamFailure): ApiError {
+  return new ApiError('internal_error', {
+    message: error.timedOut
+      ? 'The service handling this request did not answer in time. Retry later with the same Idempotency-Key.'
+      : 'The service handling this request is unavailable. Retry later with the same Idempotency-Key.',
+  });
 }
 
 function isErrorObject(text: string): boolean {

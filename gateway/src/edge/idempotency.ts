@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@connectivity/contracts';
+import { inProgress, isReplayable, keyReused, requestFingerprint, type Logger } from '@connectivity/platform';
+import type { Response } from 'express';
 import type { Knex } from 'knex';
-import { claim, complete, release, type StoredResponse } from '../db/idempotency-repository.ts';
-import { requestFingerprint } from '../domain/fingerprint.ts';
-import { UpstreamFailure } from './forward.ts';
+import { gatewayIdempotency, type StoredResponse } from '../db/idempotency-repository.ts';
 
 const MIN_LENGTH = 8;
 const MAX_LENGTH = 128;
@@ -32,26 +32,27 @@ export type IdempotentResult = { response: StoredResponse; replayed: boolean };
 
 /**
  * Steps 9 and 10 for a mutating route. The key is claimed atomically before the service is
- * called, so a duplicate (concurrent or later) never reaches the service a second time: it gets
- * the stored response (`replayed`), or 409 `idempotency_key_reused` when the request differs or
- * the first one is still running. Whatever the service answers, 2xx or not, is stored. When the
- * service certainly never ran (it could not be reached) the claim is given back, so a retry
- * with the same key runs; when the outcome is unknown (a timeout) the claim is kept until its
- * lease ends, so a quick retry cannot run the operation twice.
+ * called, so a concurrent duplicate never reaches the service: it gets 409
+ * `idempotency_key_reused` with `Retry-After` while the first runs, the stored answer
+ * (`replayed`) after it, and 409 when the request differs. The claim's lease is short and
+ * renewed while the call runs, so a crashed gateway's claim is taken over within one lease.
+ *
+ * The owning service records the key with its change (see the platform's `idempotentRequests`),
+ * so what the edge keeps is only the answer to replay: a replayable answer is stored; when the
+ * call got no answer (unreachable, reset, timed out) or a 5xx or `Retry-After` answer, the
+ * claim is given back, and a retry asks the service again, which answers with its own record
+ * of anything that did commit.
  */
 export async function runIdempotent(
   db: Knex,
   call: IdempotentCall,
-  options: { leaseMs: number; retentionMs: number },
+  options: { leaseMs: number; retentionMs: number; logger: Logger; res: Response },
   execute: () => Promise<StoredResponse>,
 ): Promise<IdempotentResult> {
-  const claimId = randomUUID();
-  const where = { keyId: call.keyId, idempotencyKey: call.idempotencyKey, claimId };
-  const outcome = await claim(db, {
-    keyId: call.keyId,
-    idempotencyKey: call.idempotencyKey,
+  const ref = { keyId: call.keyId, idempotencyKey: call.idempotencyKey, claimId: randomUUID() };
+  const outcome = await gatewayIdempotency.claim(db, {
+    ...ref,
     fingerprint: requestFingerprint(call.method, call.pathWithQuery, call.body),
-    claimId,
     leaseMs: options.leaseMs,
     retentionMs: options.retentionMs,
   });
@@ -59,26 +60,26 @@ export async function runIdempotent(
     case 'replay':
       return { response: outcome.response, replayed: true };
     case 'mismatch':
-      throw new ApiError('idempotency_key_reused', {
-        param: 'Idempotency-Key',
-        message: 'This Idempotency-Key was already used for a different request (method, path or body). Use a new key.',
-      });
+      throw keyReused();
     case 'in_progress':
-      throw new ApiError('idempotency_key_reused', {
-        param: 'Idempotency-Key',
-        message: 'A request with this Idempotency-Key is still in progress. Retry later.',
-      });
+      throw inProgress(options.res);
     case 'claimed':
       break;
   }
 
+  const stopHolding = gatewayIdempotency.hold(db, ref, options.leaseMs, (error) =>
+    options.logger.warn({ err: error }, 'renewing an idempotency claim failed'),
+  );
   let response: StoredResponse;
   try {
     response = await execute();
   } catch (error) {
-    if (!(error instanceof UpstreamFailure) || error.notSent) await release(db, where);
+    stopHolding();
+    await gatewayIdempotency.release(db, ref);
     throw error;
   }
-  await complete(db, where, response);
+  stopHolding();
+  if (isReplayable(response)) await gatewayIdempotency.complete(db, ref, response);
+  else await gatewayIdempotency.release(db, ref);
   return { response, replayed: false };
 }

@@ -10,7 +10,7 @@ import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
 import { authenticate, recordKeyUse } from './authenticate.ts';
-import { UpstreamFailure, type Forwarder } from './forward.ts';
+import { UpstreamFailure, upstreamError, type Forwarder } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 import { parseJsonObject, readRawBody } from './read-body.ts';
@@ -126,7 +126,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   validateRequest(entry, { params, query, body });
 
   // 9 and 10. Idempotency, then the owning service (or the gateway itself).
-  const execute = () => respondFor(deps, entry, req, res, key, choice.version, params, query, raw);
+  const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
   let result: { response: StoredResponse; replayed: boolean };
   try {
     if (idempotencyKey === undefined) {
@@ -135,12 +135,12 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
       result = await runIdempotent(
         deps.knex,
         { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
-        deps.idempotency,
+        { ...deps.idempotency, logger: deps.logger, res },
         execute,
       );
     }
   } catch (error) {
-    throw error instanceof UpstreamFailure ? error.apiError : error;
+    throw error instanceof UpstreamFailure ? upstreamError(error) : error;
   }
   if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
   setHeaders(res, result.response.headers);
@@ -151,7 +151,6 @@ async function respondFor(
   deps: PipelineDeps,
   entry: RouteEntry,
   req: Request,
-  res: Response,
   key: AuthenticatedKeyRow,
   version: string,
   params: Record<string, string>,
@@ -166,13 +165,13 @@ async function respondFor(
     );
     return { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(answer.body) };
   }
+  const queryStart = req.originalUrl.indexOf('?');
   return deps.forwarder.forward({
-    service: entry.metadata.service,
-    method: req.method,
-    pathWithQuery: req.originalUrl,
+    entry,
+    params,
+    search: queryStart === -1 ? '' : req.originalUrl.slice(queryStart + 1),
     body: raw.length > 0 ? raw : undefined,
     identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
-    requestId: String(res.locals.requestId),
     serviceVersion: version,
     idempotencyKey: req.get('idempotency-key'),
   });

@@ -1,4 +1,5 @@
 import { ApiError, apiErrorFromZod, type RouteEntry } from '@connectivity/contracts';
+import { findUnstorable, isUnstorableText, unstorableId, unstorableParameter } from '@connectivity/platform';
 import type { ZodTypeAny } from 'zod';
 
 export interface RequestParts {
@@ -17,6 +18,11 @@ const isZod = (value: unknown): value is ZodTypeAny =>
  */
 export function validateRequest(entry: RouteEntry, parts: RequestParts): void {
   const route = entry.route as { pathParams?: unknown; query?: unknown; body?: unknown };
+
+  // Text PostgreSQL refuses: as an id it names nothing (404), anywhere else it is bad input.
+  if (Object.values(parts.params).some(isUnstorableText)) throw unstorableId();
+  const unstorable = findUnstorable(parts.query) ?? (entry.route.method === 'GET' ? undefined : findUnstorable(parts.body));
+  if (unstorable !== undefined) throw unstorableParameter(unstorable);
 
   if (isZod(route.pathParams)) {
     const result = route.pathParams.safeParse(parts.params);

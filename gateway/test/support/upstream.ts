@@ -17,6 +17,8 @@ export interface Upstream {
   orders(): number;
   /** Makes POST /v1/events/replay wait until the returned function is called. */
   hold(): () => void;
+  /** The next request to `path` is answered with this status (an error object), then as usual. */
+  answerNext(path: string, answer: { status: number; retryAfter?: string | undefined }): void;
   close(): Promise<void>;
 }
 
@@ -30,11 +32,19 @@ export async function startUpstream(): Promise<Upstream> {
   const seen: SeenRequest[] = [];
   let orders = 0;
   let gate: Promise<void> | undefined;
+  const next = new Map<string, { status: number; retryAfter?: string | undefined }>();
   const app = express();
   app.use(express.text({ type: () => true }));
-  app.use((req, _res, next) => {
+  app.use((req, res, proceed) => {
     seen.push({ method: req.method, url: req.originalUrl, headers: req.headers, body: typeof req.body === 'string' ? req.body : '' });
-    next();
+    const answer = next.get(req.path);
+    if (!answer) {
+      proceed();
+      return;
+    }
+    next.delete(req.path);
+    if (answer.retryAfter !== undefined) res.setHeader('Retry-After', answer.retryAfter);
+    res.status(answer.status).json({ error: { type: 'internal', code: 'internal_error', message: 'chosen', link: 'http://x' } });
   });
   app.post('/v1/esim', async (req, res) => {
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -95,6 +105,9 @@ export async function startUpstream(): Promise<Upstream> {
         };
       });
       return release;
+    },
+    answerNext(path, answer) {
+      next.set(path, answer);
     },
     close: async () => {
       server.closeAllConnections();

@@ -1,6 +1,6 @@
 import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
-import { createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
+import { busOptionsFrom, createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
 import { loadLauncherConfig, serviceEnvironment } from './config.ts';
 import { startComposition } from './compose.ts';
 
@@ -13,7 +13,7 @@ import { startComposition } from './compose.ts';
 const config = loadLauncherConfig();
 const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
 const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
-const bus = await createBus({ natsUrl: config.NATS_URL });
+const bus = await createBus(busOptionsFrom(config, 'connectivity'));
 
 const env = serviceEnvironment(config);
 // Opt-in (FAKE_SUPPLIER=1): the bundled fake wholesale supplier serves live keys, so the live

@@ -33,6 +33,15 @@ export const commonConfigSchema = z.object({
   DATABASE_URL: optionalUrl,
   /** NATS with JetStream; unset = the in-process bus (embedded mode only). */
   NATS_URL: optionalUrl,
+  /**
+   * The names this deployment uses on NATS, so several deployments can share one server: the
+   * stream (dead letters go to `<stream>_DEAD`), a prefix for every subject (dot-terminated
+   * tokens, e.g. `staging.`) and one for every durable consumer. Streams may not overlap: give
+   * each deployment both its own stream and its own subject prefix.
+   */
+  NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('EVENTS'),
+  NATS_SUBJECT_PREFIX: z.string().regex(/^([A-Za-z0-9_-]+\.)*$/, 'must be dot-terminated tokens, e.g. `staging.`').default(''),
+  NATS_DURABLE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, _ or -').default(''),
   DATA_DIR: z.string().min(1).default('./.data'),
   /** Shared secret the gateway sends to services; services refuse calls without it. */
   INTERNAL_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16).optional()),

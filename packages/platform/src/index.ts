@@ -9,3 +9,4 @@ export * from './outbox/index.ts';
 export * from './request-context.ts';
 export * from './service/index.ts';
 export * from './pagination/index.ts';
+export * from './idempotency/index.ts';

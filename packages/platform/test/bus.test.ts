@@ -341,3 +341,47 @@ describe('memory bus duplicate window', () => {
     await bus.close();
   });
 });
+
+// Two deployments on one NATS server, each with its own stream, subject prefix and durable prefix
+// (the NATS_STREAM, NATS_SUBJECT_PREFIX and NATS_DURABLE_PREFIX settings).
+describe.each(adapters.filter((kind) => kind === 'jetstream'))('two deployments sharing one NATS server (%s)', () => {
+  it('never see, nor consume, each other’s events', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const { connect } = await import('@nats-io/transport-node');
+    const { jetstreamManager } = await import('@nats-io/jetstream');
+    const url = process.env.NATS_URL ?? '';
+    const unique = randomBytes(4).toString('hex');
+    const names = ['blue', 'green'].map((colour) => ({
+      streamName: `T${unique}_${colour.toUpperCase()}`,
+      subjectPrefix: `t${unique}${colour}.`,
+      durablePrefix: `${colour}-`,
+    }));
+    const buses = await Promise.all(names.map((n) => createBus({ natsUrl: url, ...n })));
+    try {
+      const received = buses.map(() => recorder());
+      // Both use the same durable name in code, as two copies of notifications would.
+      const subs = await Promise.all(buses.map((b, i) => b.subscribe({ durable: 'notifications', filterSubjects: ['events.>'] }, received[i]!.handler)));
+      await buses[0]!.publish({ id: `evt_blue_${unique}`, subject: 'events.test.esim.released', payload: 1 });
+      await buses[1]!.publish({ id: `evt_green_${unique}`, subject: 'events.test.esim.released', payload: 2 });
+      await waitFor('each deployment’s event', () => received.every((r) => r.received.length >= 1));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(received[0]!.ids()).toEqual([`evt_blue_${unique}`]);
+      expect(received[1]!.ids()).toEqual([`evt_green_${unique}`]);
+      const nc = await connect({ servers: url });
+      try {
+        const jsm = await jetstreamManager(nc);
+        expect((await jsm.consumers.info(names[0]!.streamName, 'blue-notifications')).name).toBe('blue-notifications');
+        expect((await jsm.consumers.info(names[1]!.streamName, 'green-notifications')).name).toBe('green-notifications');
+      } finally {
+        await nc.close();
+      }
+      await Promise.all(subs.map((s) => s.stop()));
+    } finally {
+      await Promise.all(buses.map((b) => b.close()));
+      const nc = await connect({ servers: url });
+      const jsm = await jetstreamManager(nc);
+      for (const n of names) for (const stream of [n.streamName, `${n.streamName}_DEAD`]) await jsm.streams.delete(stream).catch(() => false);
+      await nc.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { contract, internalCatalogueAccountsContract, internalContract, internalSupplyContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogue } from './catalogue.ts';
 import type { Config } from './config.ts';
@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps): Express {
       createExpressEndpoints(contract.catalogue, listBundlesRouter(catalogue, cursors), app, tsRestOptions);
       createExpressEndpoints(internalContract.catalogue, internalBundlesRouter(catalogue), app, tsRestOptions);
       createExpressEndpoints(internalSupplyContract, internalSupplyRouter(catalogue), app, tsRestOptions);
-      createExpressEndpoints(internalCatalogueAccountsContract, internalLiveOrderingRouter(liveOrdering), app, tsRestOptions);
+      createExpressEndpoints(internalCatalogueAccountsContract, internalLiveOrderingRouter(liveOrdering), app, operatorRouteOptions);
     },
   });
 }

@@ -1,8 +1,9 @@
 import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import type { Config } from './config.ts';
+import { SCHEMA } from './db/migrations/schema.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
@@ -31,15 +32,16 @@ export function createApp(deps: AppDeps): Express {
 
   return createServiceApp({
     ...serviceFrame(deps),
+    idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
       createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors, ...(deps.onReleaseRecorded && { onReleaseRecorded: deps.onReleaseRecorded }) }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex, onEvents }), app, tsRestOptions);
-      createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, tsRestOptions);
+      createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(
         internalInventoryReleasesContract,
         internalReleasesRouter({ knex, cursors, onReleaseRecorded: deps.onReleaseRecorded }),
         app,
-        tsRestOptions,
+        operatorRouteOptions,
       );
     },
   });

@@ -1,6 +1,7 @@
 import { createCursorCodec, createServiceApp, serviceFrame, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import type { Config } from './config.ts';
+import { SCHEMA } from './db/migrations/index.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
 import { mountEventRoutes } from './routes/events.ts';
 import { mountWebhookRoutes } from './routes/webhooks.ts';
@@ -24,6 +25,13 @@ export function createApp(deps: AppDeps): Express {
   const secrets = deps.secrets ?? createSecretBox(deps.config.WEBHOOK_SECRET_KEY, deps.config.WEBHOOK_SECRET_KEY_PREVIOUS);
   return createServiceApp({
     ...serviceFrame(deps),
+    // Answers are kept sealed like the secrets they may show (a new endpoint's signing secret).
+    idempotency: {
+      knex: deps.db.knex,
+      schema: SCHEMA,
+      leaseMs: deps.config.IDEMPOTENCY_LEASE_MS,
+      sealer: { seal: (plain, context) => secrets.seal(plain, context), open: (sealed, context) => secrets.open(sealed, context) },
+    },
     routes: (app) => {
       mountEventRoutes(app, { db: deps.db, cursors, onQueued });
       mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost, secrets, maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS });

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorResponses } from '../routes/operation.ts';
-import { iccidSchema } from '../schemas/primitives.ts';
+import { bundleNameSchema, iccidSchema } from '../schemas/primitives.ts';
 import { internalHeadersSchema } from './headers.ts';
 
 const c = initContract();
@@ -18,7 +18,7 @@ export const orderProfilesBodySchema = z
   .object({
     /** The order id: the supplier de-duplicates on it, so a retried call never buys twice. */
     reference: z.string().min(1).max(100),
-    bundle: z.string().min(1).max(100),
+    bundle: bundleNameSchema,
     quantity: z.number().int().min(1).max(10),
   })
   .strict();

@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorResponses } from '../routes/operation.ts';
 import { untitledBundleSchema } from '../schemas/bundle.ts';
-import { environmentSchema } from '../schemas/primitives.ts';
+import { bundleNameSchema, environmentSchema } from '../schemas/primitives.ts';
 import { internalHeadersSchema } from './headers.ts';
 
 const c = initContract();
@@ -22,7 +22,7 @@ export const internalCatalogueContract = c.router(
       method: 'GET',
       path: '/internal/bundles/:name',
       summary: 'A bundle by name, retired or not, for the caller’s environment',
-      pathParams: z.object({ name: z.string().min(1).max(100) }),
+      pathParams: z.object({ name: bundleNameSchema }),
       responses: {
         200: internalBundleSchema,
         ...errorResponses(['resource_not_found', 'capability_not_orderable', 'pricing_unavailable', 'supplier_unavailable', 'internal_error']),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errorResponses } from '../routes/operation.ts';
 import { bodyInteger } from '../routes/params.ts';
 import { esimSchema } from '../schemas/esim.ts';
+import { esimReferenceSchema } from '../schemas/primitives.ts';
 import { internalHeadersSchema } from './headers.ts';
 
 const c = initContract();
@@ -17,7 +18,7 @@ export const internalInventoryContract = c.router(
       method: 'POST',
       path: '/internal/esims/:id/usage',
       summary: 'Record usage on a simulated eSIM (the sandbox simulator drives it); answers the eSIM after it',
-      pathParams: z.object({ id: z.string().min(1).max(200).describe('eSIM id or ICCID.') }),
+      pathParams: z.object({ id: esimReferenceSchema.describe('eSIM id or ICCID.') }),
       body: internalUsageBodySchema,
       responses: {
         200: esimSchema,

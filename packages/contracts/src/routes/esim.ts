@@ -4,6 +4,7 @@ import { ESIM_STATES } from '../schemas/enums.ts';
 import { esimSchema } from '../schemas/esim.ts';
 import { listOf } from '../schemas/list.ts';
 import { orderSchema } from '../schemas/order.ts';
+import { bundleNameSchema } from '../schemas/primitives.ts';
 import { titled } from '../schemas/titled.ts';
 import { operation } from './operation.ts';
 import { bodyInteger, paginationQuery } from './params.ts';
@@ -14,7 +15,7 @@ const c = initContract();
 // shared component as required, which would make `quantity` mandatory in a generated client.
 export const createEsimBodySchema = z
   .object({
-    bundle: z.string().min(1).max(100).describe('The name of the bundle to buy, e.g. `esim_5GB_30D_EU`.'),
+    bundle: bundleNameSchema.describe('The name of the bundle to buy, e.g. `esim_5GB_30D_EU`.'),
     quantity: bodyInteger().min(1).max(10).default(1).describe('How many eSIMs to buy, 1 to 10; default 1.'),
   })
   .strict();

@@ -26,6 +26,20 @@ export function idSchema(prefix: IdPrefix) {
 export const ICCID_PATTERN = /^\d{19}$/;
 export const iccidSchema = z.string().regex(ICCID_PATTERN, { message: 'must be exactly 19 decimal digits' });
 
+/** An eSIM named by its id or its ICCID, as internal routes take it in their path. */
+export const esimReferenceSchema = z
+  .string()
+  .regex(new RegExp(`${idPattern(ID_PREFIXES.esim).source}|${ICCID_PATTERN.source}`), { message: 'must be an eSIM id (`esim_...`) or a 19-digit ICCID' });
+
+/**
+ * A bundle name: letters, digits, `_`, `-` and `.`, starting with a letter or digit (e.g.
+ * `esim_5GB_30D_EU`). Nothing that could change a URL path (`/`, `%`, `?`, `#`, `..`) fits.
+ */
+export const BUNDLE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+export const bundleNameSchema = z
+  .string()
+  .regex(BUNDLE_NAME_PATTERN, { message: 'must be a bundle name such as `esim_5GB_30D_EU` (letters, digits, `_`, `-`, `.`)' });
+
 // The upper bound rejects milliseconds (13 digits), the common mistake with Unix time.
 export const unixSeconds = z.number().int().min(0).max(9_999_999_999);
 

@@ -1,4 +1,5 @@
 /** The event bus: the port, its two adapters, and the factory that picks one from configuration. */
+import type { CommonConfig } from '../config.ts';
 import type { Bus } from './types.ts';
 import { createJetStreamBus } from './jetstream-bus.ts';
 import { createMemoryBus } from './memory-bus.ts';
@@ -16,11 +17,21 @@ export interface CreateBusOptions {
   natsUrl?: string;
   streamName?: string;
   subjectPrefix?: string;
+  durablePrefix?: string;
   /** Connection name shown by the NATS server, e.g. the service name. */
   name?: string;
   /** Failures the JetStream bus recovers from by itself, for logging. */
   onError?: (err: unknown, context: string) => void;
 }
+
+/** The bus options a process's configuration names (see `commonConfigSchema`). */
+export const busOptionsFrom = (config: CommonConfig, name?: string): CreateBusOptions => ({
+  natsUrl: config.NATS_URL,
+  streamName: config.NATS_STREAM,
+  subjectPrefix: config.NATS_SUBJECT_PREFIX,
+  durablePrefix: config.NATS_DURABLE_PREFIX,
+  ...(name !== undefined && { name }),
+});
 
 export async function createBus(options: CreateBusOptions = {}): Promise<Bus> {
   if (!options.natsUrl) return createMemoryBus();
@@ -28,6 +39,7 @@ export async function createBus(options: CreateBusOptions = {}): Promise<Bus> {
     url: options.natsUrl,
     streamName: options.streamName,
     subjectPrefix: options.subjectPrefix,
+    durablePrefix: options.durablePrefix,
     name: options.name,
     onError: options.onError,
   });

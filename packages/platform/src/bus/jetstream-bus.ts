@@ -31,6 +31,11 @@ export interface JetStreamBusOptions {
   subjectPrefix?: string;
   /** Connection name, shown by the server (e.g. the service name). */
   name?: string;
+  /**
+   * Prepended to every durable consumer's name, so two deployments sharing one NATS server (with
+   * their own stream and subject prefix) never share a consumer.
+   */
+  durablePrefix?: string;
   duplicateWindowMs?: number;
   /** Failures the bus recovers from by itself (a consume loop restart, a failed ack), for logging. */
   onError?: (err: unknown, context: string) => void;
@@ -124,6 +129,9 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const deadStreamName = `${streamName}_DEAD`;
   if (!PREFIX.test(prefix)) throw new Error(`bus: subjectPrefix must be dot-terminated tokens, got "${prefix}"`);
   if (!STREAM_NAME.test(streamName)) throw new Error(`bus: invalid stream name "${streamName}"`);
+  if (options.durablePrefix !== undefined && !/^[A-Za-z0-9_-]*$/.test(options.durablePrefix)) {
+    throw new Error(`bus: invalid durable prefix "${options.durablePrefix}"`);
+  }
   const duplicateWindow = nanos(options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS);
   const report = (err: unknown, where: string): void => options.onError?.(err, where);
 
@@ -228,7 +236,8 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       const [single] = wire;
       const serverFilters = wire.length === 1 || multiFilter;
       const matches = serverFilters ? () => true : (subject: string) => o.filterSubjects.some((f) => subjectMatches(f, subject));
-      await ensureConsumer(jsm, stream, o.durable, {
+      const durableName = `${options.durablePrefix ?? ''}${o.durable}`;
+      await ensureConsumer(jsm, stream, durableName, {
         // Exactly one of the two is sent: a consumer may not have both.
         filter_subject: wire.length === 1 ? single : undefined,
         filter_subjects: wire.length > 1 && multiFilter ? wire : undefined,
@@ -237,7 +246,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
         // an ack timeout, the message still comes back once and is dead-lettered, not dropped.
         max_deliver: o.maxDeliver + 1,
       });
-      const consumer = await js.consumers.get(stream, o.durable);
+      const consumer = await js.consumers.get(stream, durableName);
 
       const abort = new AbortController();
       let messages: ConsumerMessages | undefined;

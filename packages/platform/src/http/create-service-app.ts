@@ -1,13 +1,23 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
+import type { Knex } from 'knex';
 import { pinoHttp } from 'pino-http';
+import { idempotencyStore } from '../idempotency/store.ts';
+import { IDEMPOTENCY_TABLE } from '../idempotency/migration.ts';
+import { idempotentRequests, type AnswerSealer } from '../idempotency/requests.ts';
 import type { Logger } from '../logger.ts';
 import { errorHandler, noSuchRoute } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './health.ts';
 import { readIdentity, requireInternalToken } from './internal-auth.ts';
 import { requestId } from './request-id.ts';
+import { refuseUnstorableInput } from './unstorable-input.ts';
 
 /** The largest request body accepted anywhere (DECISIONS.md "Limits not shown"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Idempotency records are kept 24 hours (DECISIONS.md "Idempotency"). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
+/** A claim whose holder died is taken over after this; the holder renews it while it works. */
+export const DEFAULT_IDEMPOTENCY_LEASE_MS = 10_000;
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -15,6 +25,11 @@ export interface ServiceAppOptions {
   baseUrl: string;
   internalToken: string;
   checks: Record<string, ReadinessCheck>;
+  /**
+   * The service changes state on behalf of API keys: it keeps idempotency records in
+   * `<schema>.idempotency_records` (see `idempotencyMigration`), written with each change.
+   */
+  idempotency?: { knex: Knex; schema: string; leaseMs?: number; retentionMs?: number; sealer?: AnswerSealer };
   /** Mounts the service's own routes; they run after the internal token and identity checks. */
   routes(app: Express): void;
 }
@@ -27,6 +42,8 @@ export interface ServiceAppOptions {
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Read by `listen` to answer malformed requests with the error object.
+  app.locals.baseUrl = options.baseUrl;
   app.use(requestId({ trustHeader: true }));
   app.use(
     pinoHttp({
@@ -39,7 +56,31 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(healthRoutes(options.checks));
   app.use(requireInternalToken(options.internalToken));
   app.use(readIdentity);
-  app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
+  app.use(
+    express.json({
+      limit: MAX_BODY_BYTES,
+      strict: false,
+      // The raw bytes are what idempotency fingerprints, as the gateway does.
+      verify: (req, _res, buf) => {
+        (req as Request & { rawBody?: Buffer }).rawBody = buf;
+      },
+    }),
+  );
+  app.use(refuseUnstorableInput);
+  if (options.idempotency) {
+    const { knex, schema } = options.idempotency;
+    app.use(
+      idempotentRequests({
+        db: knex,
+        store: idempotencyStore(`${schema}.${IDEMPOTENCY_TABLE}`),
+        leaseMs: options.idempotency.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS,
+        retentionMs: options.idempotency.retentionMs ?? IDEMPOTENCY_RETENTION_MS,
+        baseUrl: options.baseUrl,
+        logger: options.logger,
+        sealer: options.idempotency.sealer,
+      }),
+    );
+  }
   options.routes(app);
   app.use(noSuchRoute);
   app.use(errorHandler({ baseUrl: options.baseUrl, logger: options.logger }));

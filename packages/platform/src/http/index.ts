@@ -4,3 +4,6 @@ export * from './health.ts';
 export * from './internal-auth.ts';
 export * from './request-id.ts';
 export * from './ts-rest.ts';
+export * from './internal-client.ts';
+export * from './unstorable-input.ts';
+export * from './client-error.ts';

@@ -1,6 +1,6 @@
-import { ApiError, apiErrorFromZod } from '@connectivity/contracts';
+import { ApiError, INTERNAL_HEADERS, apiErrorFromZod } from '@connectivity/contracts';
 import type { RequestValidationError } from '@ts-rest/express';
-import type { NextFunction } from 'express';
+import type { NextFunction, Request } from 'express';
 
 /**
  * ts-rest's request validation failures, rendered as the catalogue's errors. Order matches the
@@ -19,3 +19,18 @@ export function requestValidationErrorHandler(err: RequestValidationError, _req:
 }
 
 export const tsRestOptions = { requestValidationErrorHandler } as const;
+
+/**
+ * For the operator's internal routes (the admin API's calls): they take the internal token
+ * alone, and a call that carries a caller's identity (one made for an API key) does not reach
+ * them at all, so no public input steered into an internal call can get there.
+ */
+// `any` for the request: the middleware fits every route's typed request.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const operatorOnly = (req: any, _res: unknown, next: NextFunction): void => {
+  const get = (name: string) => (req as Request).get(name);
+  const forCaller = get(INTERNAL_HEADERS.accountId) ?? get(INTERNAL_HEADERS.environment) ?? get(INTERNAL_HEADERS.keyId);
+  next(forCaller === undefined ? undefined : new ApiError('no_such_route', { message: 'No such route.' }));
+};
+
+export const operatorRouteOptions = { ...tsRestOptions, globalMiddleware: [operatorOnly] };

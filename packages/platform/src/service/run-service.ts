@@ -1,15 +1,22 @@
 import type { Server } from 'node:http';
-import { createBus } from '../bus/index.ts';
+import { busOptionsFrom, createBus } from '../bus/index.ts';
 import { ConfigError } from '../config.ts';
 import { createDatabase } from '../db/create-database.ts';
 import { runMigrations } from '../db/migrate.ts';
+import { answerClientErrors } from '../http/client-error.ts';
 import { createLogger } from '../logger.ts';
 import { exitOnSignal } from './shutdown.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
 
-export function listen(app: { listen: (port: number, host: string) => Server }, port: number, host: string): Promise<Server> {
+/**
+ * Listens, and answers requests Node's HTTP parser refuses with the error object (the app's
+ * `locals.baseUrl` makes its link).
+ */
+export function listen(app: { listen: (port: number, host: string) => Server; locals?: Record<string, unknown> }, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
+    const baseUrl = app.locals?.baseUrl;
+    answerClientErrors(server, typeof baseUrl === 'string' ? baseUrl : 'http://localhost:8080');
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });
@@ -32,7 +39,7 @@ export async function runService<C extends ServiceConfig>(definition: ServiceDef
   if (!config.INTERNAL_TOKEN) throw new ConfigError('INTERNAL_TOKEN is required when a service runs as its own process.');
   const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   if (config.MIGRATE_ON_START || db.kind === 'pglite') await runMigrations(db.knex, definition.migrations);
-  const bus = await createBus({ natsUrl: config.NATS_URL });
+  const bus = await createBus(busOptionsFrom(config, definition.name));
   const started = await definition.start({ db, bus, logger }, config);
   const server = await listen(started.app, config.PORT, config.HOST);
   logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, `${definition.name} listening`);

@@ -11,6 +11,11 @@ export const serviceConfigSchema = (defaultPort: number) =>
     PORT: port(defaultPort),
     HOST: z.string().default('0.0.0.0'),
     MIGRATE_ON_START: booleanFlag.default(false),
+    /**
+     * How long an idempotency claim outlives a process that died holding it (the holder renews it
+     * every third of this while it works), so a retry after a crash runs within this time.
+     */
+    IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(300).default(10_000),
   });
 
 /** Parses a service's schema; in embedded mode (no DATABASE_URL) a missing internal token is generated. */

@@ -34,4 +34,5 @@ export interface ServiceConfig extends CommonConfig {
   INTERNAL_TOKEN?: string;
   /** Run migrations at start (always on in embedded mode). */
   MIGRATE_ON_START: boolean;
+  IDEMPOTENCY_LEASE_MS: number;
 }

@@ -15,7 +15,8 @@ export interface TestBusOptions {
   kind?: 'jetstream' | 'memory';
 }
 
-async function deleteStreams(url: string, names: string[]): Promise<void> {
+/** Deletes JetStream streams (a test's own), ignoring those already gone. */
+export async function deleteStreams(url: string, names: string[]): Promise<void> {
   const nc = await connect({ servers: url });
   try {
     const jsm = await jetstreamManager(nc);

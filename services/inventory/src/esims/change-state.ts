@@ -1,4 +1,5 @@
 import { isApiError, type Esim, type EsimState } from '@connectivity/contracts';
+import { recordIdempotentAnswer, recordIdempotentError } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
 import { esimRepository } from '../db/esim-repository.ts';
@@ -73,12 +74,15 @@ export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIcc
       plan = planPatch(esim.state, to, caller.environment);
     } catch (error) {
       if (!moved || !isApiError(error)) throw error;
+      // The expiry commits, and so does the refusal that answers this request.
+      await recordIdempotentError(trx, error);
       return { esim, moved, refusal: error };
     }
     if (plan.kind === 'move') {
       esim = await move(trx, esim, to, at);
       moved = true;
     }
+    await recordIdempotentAnswer(trx, 200, toPublicEsim(esim));
     return { esim, moved, refusal: undefined };
   });
   if (result.moved) deps.onEvents();

@@ -1,4 +1,5 @@
 import type { Esim } from '@connectivity/contracts';
+import { recordIdempotentAnswer, recordIdempotentError } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { esimRepository } from '../db/esim-repository.ts';
 import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
@@ -31,7 +32,9 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
       const expired: EsimRecord = { ...esim, state: 'expired', updated_at: seconds };
       await esimRepository.update(trx, esim.id, { state: 'expired', updated_at: seconds });
       await recordEsimEvents(trx, [{ kind: 'state', esim: expired, previous_state: esim.state }], at);
-      return { esim: expired, emitted: true, refusal: usageRefused('expired') };
+      const refusal = usageRefused('expired');
+      await recordIdempotentError(trx, refusal);
+      return { esim: expired, emitted: true, refusal };
     }
     const outcome = applyUsage({ ...esim, updated_at: Math.floor(at.getTime() / 1000) }, bytes);
     const { state, data_used_bytes, thresholds_notified, updated_at } = outcome.esim;
@@ -42,6 +45,8 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
         : { kind: 'threshold', esim: step.esim, threshold_percent: step.threshold_percent },
     );
     await recordEsimEvents(trx, changes, at);
+    // The usage and its answer commit together: a retried call adds no usage twice.
+    await recordIdempotentAnswer(trx, 200, toPublicEsim(outcome.esim));
     return { esim: outcome.esim, emitted: changes.length > 0, refusal: undefined };
   });
   if (result.emitted) deps.onEvents();

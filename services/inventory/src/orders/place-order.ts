@@ -1,5 +1,5 @@
 import { ApiError, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, type Logger } from '@connectivity/platform';
+import { newId, recordIdempotentAnswer, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { accountRepository, defaultAccount } from '../db/account-repository.ts';
@@ -65,6 +65,16 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
       updated_at: createdAt,
     }));
 
+    const order: Order = {
+      object: 'order',
+      id: orderId,
+      bundle: bundle.name,
+      quantity: input.quantity,
+      ...price,
+      esims: esims.map(toPublicEsim),
+      simulated: !live,
+      created_at: createdAt,
+    };
     try {
       await deps.knex.transaction(async (trx) => {
         if (live) {
@@ -89,6 +99,8 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
           trx,
           esims.map((esim) => ({ kind: 'state', esim, previous_state: null })),
         );
+        // The answer commits with the order: a retry with the same key gets this order back.
+        await recordIdempotentAnswer(trx, 201, order);
       });
     } catch (error) {
       if (live) await recordRelease(deps, caller, orderId, profiles, error);
@@ -99,16 +111,7 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
       throw error;
     }
     deps.onEvents();
-    return {
-      object: 'order',
-      id: orderId,
-      bundle: bundle.name,
-      quantity: input.quantity,
-      ...price,
-      esims: esims.map(toPublicEsim),
-      simulated: !live,
-      created_at: createdAt,
-    };
+    return order;
   }
 }
 
@@ -138,7 +141,8 @@ async function findBundle(deps: PlaceOrderDeps, caller: Caller, name: string) {
   try {
     return await deps.catalogue.getBundle(caller, name);
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'resource_not_found') {
+    // A name catalogue does not know, or one that cannot be a bundle name at all.
+    if (error instanceof ApiError && (error.code === 'resource_not_found' || error.code === 'invalid_parameter')) {
       throw new ApiError('invalid_parameter', { param: 'bundle', message: `No bundle is named \`${name}\`; list them with GET /v1/esim/bundles.` });
     }
     // POST /v1/esim documents one supplier failure: the order is refused.

@@ -8,6 +8,7 @@ import { listEndpoints } from '../db/endpoints-repository.ts';
 import {
   changeEndpoint,
   createEndpoint,
+  NO_STORE,
   getOwnEndpoint,
   removeEndpoint,
   type CreateEndpointDeps,
@@ -25,8 +26,9 @@ export function mountWebhookRoutes(app: Express, deps: WebhookRouteDeps): void {
   const s = initServer();
   const router = s.router(webhookRoutes, {
     createWebhook: async ({ body, res }) => {
-      const { endpoint, secret } = await createEndpoint(deps, getIdentity(res), body);
-      return { status: 201, body: { ...presentEndpoint(endpoint), secret } };
+      const created = await createEndpoint(deps, getIdentity(res), body);
+      for (const [name, value] of Object.entries(NO_STORE)) res.setHeader(name, value);
+      return { status: 201, body: created };
     },
     listWebhooks: async ({ query, res }) => {
       const identity = getIdentity(res);
@@ -43,14 +45,8 @@ export function mountWebhookRoutes(app: Express, deps: WebhookRouteDeps): void {
       const endpoint = await getOwnEndpoint(deps, getIdentity(res), params.id);
       return { status: 200, body: presentEndpoint(endpoint) };
     },
-    updateWebhook: async ({ params, body, res }) => {
-      const endpoint = await changeEndpoint(deps, getIdentity(res), params.id, body);
-      return { status: 200, body: presentEndpoint(endpoint) };
-    },
-    deleteWebhook: async ({ params, res }) => {
-      await removeEndpoint(deps, getIdentity(res), params.id);
-      return { status: 200, body: { object: 'webhook_endpoint', id: params.id, deleted: true } };
-    },
+    updateWebhook: async ({ params, body, res }) => ({ status: 200, body: await changeEndpoint(deps, getIdentity(res), params.id, body) }),
+    deleteWebhook: async ({ params, res }) => ({ status: 200, body: await removeEndpoint(deps, getIdentity(res), params.id) }),
     listWebhookDeliveries: async ({ params, query, res }) => {
       const identity = getIdentity(res);
       const endpoint = await getOwnEndpoint(deps, identity, params.id);

@@ -1,5 +1,5 @@
 import { ApiError, type ReplayResult } from '@connectivity/contracts';
-import type { Database, Identity } from '@connectivity/platform';
+import { answerInTransaction, type Database, type Identity } from '@connectivity/platform';
 import { replaySelection } from '../domain/replay-selection.ts';
 import { enqueueReplay } from '../db/deliveries-repository.ts';
 import { findEvent } from '../db/events-repository.ts';
@@ -23,9 +23,14 @@ export async function replayEvents(
         message: `No event ${selection.eventId} in the ${identity.environment} environment.`,
       });
     }
-    const queued = await enqueueReplay(db.knex, scope, { eventId: selection.eventId }, now);
-    return { object: 'replay', queued: queued.events, endpoints: queued.endpoints, since: null, event: selection.eventId };
   }
-  const queued = await enqueueReplay(db.knex, scope, { since: selection.since }, now);
-  return { object: 'replay', queued: queued.events, endpoints: queued.endpoints, since: selection.since, event: null };
+  // Queued with its answer (idempotency): a retried replay queues nothing twice.
+  return answerInTransaction(db.knex, 200, async (trx): Promise<ReplayResult> => {
+    if (selection.kind === 'event') {
+      const queued = await enqueueReplay(trx, scope, { eventId: selection.eventId }, now);
+      return { object: 'replay', queued: queued.events, endpoints: queued.endpoints, since: null, event: selection.eventId };
+    }
+    const queued = await enqueueReplay(trx, scope, { since: selection.since }, now);
+    return { object: 'replay', queued: queued.events, endpoints: queued.endpoints, since: selection.since, event: null };
+  });
 }

@@ -1,5 +1,5 @@
-import { ApiError, type Environment } from '@connectivity/contracts';
-import { newId, type Database, type Identity } from '@connectivity/platform';
+import { ApiError, type Environment, type WebhookEndpoint, type WebhookEndpointWithSecret } from '@connectivity/contracts';
+import { answerInTransaction, newId, type Database, type Identity } from '@connectivity/platform';
 import { normalizeEnabledEvents } from '../domain/enabled-events.ts';
 import { checkEndpointUrl, liveAddressMessage, hostOf } from '../domain/endpoint-url.ts';
 import { newWebhookSecret } from '../domain/webhook-secret.ts';
@@ -14,6 +14,7 @@ import {
   type EndpointRecord,
 } from '../db/endpoints-repository.ts';
 import { checkPublicHost, type ResolveHost } from '../delivery/public-host.ts';
+import { presentEndpoint } from '../routes/present.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 
 export interface EndpointDeps {
@@ -58,12 +59,18 @@ const tooManyEndpoints = (limit: number, environment: Environment) =>
     message: `An account may have at most ${limit} webhook endpoints in the ${environment} environment; delete one (or subscribe an existing one to more events) before creating another.`,
   });
 
-/** Creates an endpoint; the plain signing secret is returned this once and stored only sealed. */
+/** The answer shows a secret: nobody but this service keeps it (sealed), not even the gateway. */
+export const NO_STORE = { 'cache-control': 'no-store' };
+
+/**
+ * Creates an endpoint; the plain signing secret is returned this once and stored only sealed.
+ * The answer is recorded with the endpoint (idempotency), so a retry gets the same endpoint.
+ */
 export async function createEndpoint(
   deps: CreateEndpointDeps,
   identity: Identity,
   input: { url: string; enabled_events: string[]; description?: string | undefined },
-): Promise<{ endpoint: EndpointRecord; secret: string }> {
+): Promise<WebhookEndpointWithSecret> {
   const url = await acceptedUrl(input.url, identity.environment, deps.resolveHost);
   const now = nowSeconds();
   const endpoint: EndpointRecord = {
@@ -79,14 +86,22 @@ export async function createEndpoint(
     updatedAt: now,
   };
   const secret = newWebhookSecret();
+  const sealed = deps.secrets.seal(secret, endpoint.id);
   try {
-    await insertEndpoint(deps.db.knex, endpoint, deps.secrets.seal(secret, endpoint.id), deps.maxEndpoints);
+    return await answerInTransaction(
+      deps.db.knex,
+      201,
+      async (trx) => {
+        await insertEndpoint(trx, endpoint, sealed, deps.maxEndpoints);
+        return { ...presentEndpoint(endpoint), secret };
+      },
+      NO_STORE,
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateUrl(url);
     if (err instanceof EndpointLimitReached) throw tooManyEndpoints(deps.maxEndpoints, identity.environment);
     throw err;
   }
-  return { endpoint, secret };
 }
 
 /**
@@ -110,7 +125,7 @@ export async function changeEndpoint(
   identity: Identity,
   id: string,
   input: { url?: string | undefined; enabled_events?: string[] | undefined; description?: string | undefined; disabled?: boolean | undefined },
-): Promise<EndpointRecord> {
+): Promise<WebhookEndpoint> {
   const endpoint = await getOwnEndpoint(deps, identity, id);
   const changes: EndpointChanges = {};
   if (input.url !== undefined) changes.url = await acceptedUrl(input.url, endpoint.environment, deps.resolveHost);
@@ -118,15 +133,22 @@ export async function changeEndpoint(
   if (input.description !== undefined) changes.description = input.description;
   if (input.disabled !== undefined) changes.disabled = input.disabled;
   try {
-    await updateEndpoint(deps.db.knex, id, changes, nowSeconds());
+    return await answerInTransaction(deps.db.knex, 200, async (trx) => {
+      await updateEndpoint(trx, id, changes, nowSeconds());
+      const changed = await findEndpoint(trx, identity.accountId, id);
+      if (!changed) throw new ApiError('resource_not_found', { param: 'id', message: `No webhook endpoint ${id}.` });
+      return presentEndpoint(changed);
+    });
   } catch (err) {
     if (isUniqueViolation(err) && changes.url !== undefined) throw duplicateUrl(changes.url);
     throw err;
   }
-  return getOwnEndpoint(deps, identity, id);
 }
 
-export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, identity: Identity, id: string): Promise<void> {
+export async function removeEndpoint(deps: Pick<EndpointDeps, 'db'>, identity: Identity, id: string) {
   await getOwnEndpoint(deps, identity, id);
-  await deleteEndpoint(deps.db.knex, id, nowSeconds());
+  return answerInTransaction(deps.db.knex, 200, async (trx) => {
+    await deleteEndpoint(trx, id, nowSeconds());
+    return { object: 'webhook_endpoint' as const, id, deleted: true as const };
+  });
 }

@@ -1,41 +1,41 @@
-import { ApiError, INTERNAL_HEADERS, type ErrorCode, errorResponseSchema, internalInventoryContract, type Esim } from '@connectivity/contracts';
-import type { Identity } from '@connectivity/platform';
-import { initClient } from '@ts-rest/core';
+import { ApiError, esimReferenceSchema, internalInventoryContract, isApiError, type ErrorCode, type Esim } from '@connectivity/contracts';
+import { createInternalClient, UpstreamFailure, type Identity } from '@connectivity/platform';
 
 export interface InventoryClient {
-  /** Records usage on a simulated eSIM and answers it afterwards; inventory's errors are rethrown as they came. */
-  recordUsage(identity: Identity, requestId: string, esim: string, bytes: number): Promise<Esim>;
+  /**
+   * Records usage on a simulated eSIM and answers it afterwards; inventory's errors are rethrown
+   * as they came. The caller's Idempotency-Key goes along, so inventory records the usage once
+   * however often the call is retried.
+   */
+  recordUsage(identity: Identity, esim: string, bytes: number, idempotencyKey?: string): Promise<{ esim: Esim; replayed: boolean }>;
 }
 
+const unavailable = (cause: unknown) => new ApiError('internal_error', { message: 'Usage could not be recorded right now; retry later.', cause });
+
 export function createInventoryClient(options: { baseUrl: string; internalToken: string; timeoutMs: number }): InventoryClient {
-  const client = initClient(internalInventoryContract, { baseUrl: options.baseUrl.replace(/\/+$/, ''), throwOnUnknownStatus: false });
+  const client = createInternalClient({ service: 'inventory', ...options });
   return {
-    async recordUsage(identity, requestId, esim, bytes) {
-      let response;
+    async recordUsage(identity, esim, bytes, idempotencyKey) {
+      // A value that cannot name an eSIM names none: 404, as for an unknown id.
+      if (!esimReferenceSchema.safeParse(esim).success) throw new ApiError('resource_not_found', { param: 'esim', message: 'No such eSIM.' });
       try {
-        response = await client.recordUsage({
+        const answer = await client.exchange(internalInventoryContract.recordUsage, {
           params: { id: esim },
           body: { bytes },
-          headers: {
-            [INTERNAL_HEADERS.token]: options.internalToken,
-            [INTERNAL_HEADERS.accountId]: identity.accountId,
-            [INTERNAL_HEADERS.environment]: identity.environment,
-            [INTERNAL_HEADERS.keyId]: identity.keyId,
-            [INTERNAL_HEADERS.requestId]: requestId,
-          },
-          fetchOptions: { signal: AbortSignal.timeout(options.timeoutMs) },
+          identity,
+          headers: idempotencyKey === undefined ? undefined : { 'idempotency-key': idempotencyKey },
         });
-      } catch (cause) {
-        throw new ApiError('internal_error', { message: 'Usage could not be recorded right now; retry later.', cause });
+        // Inventory answered a retry from its record: the caller is told it is a replay.
+        return { esim: answer.body, replayed: answer.headers['idempotent-replayed'] === 'true' };
+      } catch (error) {
+        if (error instanceof UpstreamFailure || !isApiError(error)) throw unavailable(error);
+        // Pass inventory's answer through: same code, param, message and detail.
+        throw new ApiError(error.code, {
+          param: error.param ?? paramOfEsimError(error.code),
+          message: error.message,
+          ...(error.detail !== undefined && { detail: error.detail }),
+        });
       }
-      if (response.status === 200) return response.body;
-      // Pass inventory's answer through: same code, param, message and detail.
-      const parsed = errorResponseSchema.safeParse(response.body);
-      if (!parsed.success) {
-        throw new ApiError('internal_error', { message: 'Usage could not be recorded right now; retry later.' });
-      }
-      const { code, param, message, detail } = parsed.data.error;
-      throw new ApiError(code, { param: param ?? paramOfEsimError(code), message, detail });
     },
   };
 }

@@ -10,10 +10,11 @@ import type { InventoryClient } from '../inventory/inventory-client.ts';
 export function mountTestHelperRoutes(app: Express, deps: { inventory: InventoryClient }): void {
   const s = initServer();
   const router = s.router(testHelperRoutes, {
-    simulateUsage: async ({ body, res }) => {
+    simulateUsage: async ({ body, headers, res }) => {
       const identity = getIdentity(res);
       assertTestEnvironment(identity.environment);
-      const esim = await deps.inventory.recordUsage(identity, String(res.locals.requestId), body.esim, body.bytes);
+      const { esim, replayed } = await deps.inventory.recordUsage(identity, body.esim, body.bytes, headers['idempotency-key']);
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       return { status: 200, body: esim };
     },
     triggerTestError: ({ body, res }) => {

@@ -1,4 +1,4 @@
-import { outboxMigration, type MigrationSet } from '@connectivity/platform';
+import { idempotencyMigration, outboxMigration, type MigrationSet } from '@connectivity/platform';
 import * as accounts from './0002_accounts.ts';
 import * as ordersAndEsims from './0003_orders_and_esims.ts';
 import * as supplierReleases from './0004_supplier_releases.ts';
@@ -15,5 +15,6 @@ export const migrations: MigrationSet = {
     '0003_orders_and_esims': ordersAndEsims,
     '0004_supplier_releases': supplierReleases,
     '0005_supplier_terminations': supplierTerminations,
+    '0006_idempotency': idempotencyMigration(SCHEMA),
   },
 };

@@ -1,4 +1,4 @@
-import type { MigrationSet } from '@connectivity/platform';
+import { idempotencyMigration, type MigrationSet } from '@connectivity/platform';
 import * as init from './0001_init.ts';
 import * as sealedSecrets from './0002_sealed_secrets_and_retention.ts';
 import * as eventTraceContext from './0003_event_trace_context.ts';
@@ -12,5 +12,6 @@ export const migrations: MigrationSet = {
     '0001_init': init,
     '0002_sealed_secrets_and_retention': sealedSecrets,
     '0003_event_trace_context': eventTraceContext,
+    '0004_idempotency': idempotencyMigration(SCHEMA),
   },
 };

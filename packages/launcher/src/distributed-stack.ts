@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import knexFactory, { type Knex } from 'knex';
+import { createLogger, runMigrations, type Logger } from '@connectivity/platform';
+import { deleteStreams } from '@connectivity/platform/testing';
+import { allServices, URL_VARIABLE } from './services.ts';
+import { Supervisor, type SupervisedService } from './supervisor.ts';
+
+/** A port the OS just gave out (free a moment ago). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface DistributedStackOptions {
+  /** PostgreSQL server; a database of the stack's own is created on it and dropped at close. */
+  databaseUrl: string;
+  natsUrl: string;
+  /** Instances of each deployable (default 1 each). */
+  instances?: Partial<Record<string, number>>;
+  /** Extra environment for every process. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra environment per deployable. */
+  envOf?: Partial<Record<string, NodeJS.ProcessEnv>>;
+  stdio?: 'inherit' | 'ignore';
+  logger?: Logger;
+}
+
+export interface DistributedStack {
+  /** Each gateway instance's public URL, in instance order. */
+  gatewayUrls: string[];
+  /** Each gateway instance's admin URL and the admin token. */
+  adminUrls: string[];
+  adminToken: string;
+  /** The stack's own database (not the server's default one). */
+  knex: Knex;
+  databaseUrl: string;
+  supervisor: Supervisor;
+  /** Instance names per deployable, e.g. `{ inventory: ['inventory-1', 'inventory-2'] }`. */
+  names: Record<string, string[]>;
+  /** The environment every process was started with. */
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/**
+ * The distributed form for tests and benches: one process per service instance (several per
+ * deployable if asked, each with its own port; the first instance of each is what its peers
+ * call), on a PostgreSQL database and NATS stream names of its own, so stacks never see each
+ * other's rows or events.
+ */
+export async function startDistributedStack(options: DistributedStackOptions): Promise<DistributedStack> {
+  const logger = options.logger ?? createLogger({ name: 'distributed-stack', level: 'warn' });
+  const unique = randomBytes(5).toString('hex');
+  const databaseName = `dist_${unique}`;
+  const admin = knexFactory({ client: 'pg', connection: options.databaseUrl, pool: { min: 0, max: 1 } });
+  await admin.raw('create database ??', [databaseName]);
+  const url = new URL(options.databaseUrl);
+  url.pathname = `/${databaseName}`;
+  const databaseUrl = url.toString();
+  const knex = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
+  for (const service of allServices) await runMigrations(knex, service.migrations);
+
+  const streamName = `DIST_${unique.toUpperCase()}`;
+  const adminToken = randomBytes(24).toString('base64url');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    NATS_URL: options.natsUrl,
+    NATS_STREAM: streamName,
+    NATS_SUBJECT_PREFIX: `d${unique}.`,
+    NATS_DURABLE_PREFIX: `d${unique}-`,
+    INTERNAL_TOKEN: randomBytes(24).toString('base64url'),
+    CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    ADMIN_TOKEN: adminToken,
+    ADMIN_HOST: '127.0.0.1',
+    DATA_DIR: 'memory://',
+    LOG_LEVEL: 'warn',
+    OTEL_METRICS_EXPORTER: 'none',
+    ...options.env,
+  };
+
+  // Every instance gets its port first; instance i of a caller then calls instance i of each peer
+  // (modulo their count), so the load through two gateways spreads over two of everything.
+  const names: Record<string, string[]> = {};
+  const specs: SupervisedService[] = [];
+  const portsOf: Record<string, number[]> = {};
+  for (const service of allServices) {
+    const count = options.instances?.[service.name] ?? 1;
+    names[service.name] = [];
+    portsOf[service.name] = [];
+    for (let i = 1; i <= count; i += 1) {
+      names[service.name]?.push(count === 1 ? service.name : `${service.name}-${i}`);
+      portsOf[service.name]?.push(await freePort());
+    }
+  }
+  const gatewayUrls: string[] = [];
+  const adminUrls: string[] = [];
+  for (const service of allServices) {
+    for (const [index, name] of (names[service.name] ?? []).entries()) {
+      const port = portsOf[service.name]?.[index] ?? 0;
+      const peers: NodeJS.ProcessEnv = {};
+      for (const [peer, variable] of Object.entries(URL_VARIABLE)) {
+        const ports = portsOf[peer] ?? [];
+        peers[variable] = `http://127.0.0.1:${ports[index % ports.length]}`;
+      }
+      const spec: SupervisedService = { service: service.name, name, port, env: { ...peers, ...options.envOf?.[service.name] } };
+      if (service.name === 'gateway') {
+        const adminPort = await freePort();
+        spec.env = { ...spec.env, ADMIN_PORT: String(adminPort) };
+        gatewayUrls.push(`http://127.0.0.1:${port}`);
+        adminUrls.push(`http://127.0.0.1:${adminPort}`);
+      }
+      specs.push(spec);
+    }
+  }
+
+  const supervisor = new Supervisor({ env, logger, stdio: options.stdio ?? 'inherit' });
+  const close = async () => {
+    await supervisor.stopAll();
+    await knex.destroy();
+    await admin.raw('drop database if exists ?? with (force)', [databaseName]);
+    await admin.destroy();
+    await deleteStreams(options.natsUrl, [streamName, `${streamName}_DEAD`]);
+  };
+  try {
+    // In dependency order (a service after the peers it calls), instances of one deployable together.
+    for (const service of allServices) {
+      await Promise.all(specs.filter((spec) => spec.service === service.name).map((spec) => supervisor.start(spec)));
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { gatewayUrls, adminUrls, adminToken, knex, databaseUrl, supervisor, names, env, close };
+}

@@ -1,0 +1,70 @@
+/** The servers the distributed tests run on; both are required (these tests exist to use them). */
+export function distributedBackends(): { databaseUrl: string; natsUrl: string } {
+  const databaseUrl = process.env.DATABASE_URL;
+  const natsUrl = process.env.NATS_URL;
+  if (!databaseUrl || !natsUrl) {
+    throw new Error('The distributed tests run every service as its own process on PostgreSQL + NATS: set DATABASE_URL and NATS_URL.');
+  }
+  return { databaseUrl, natsUrl };
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown> & { error?: { code?: string; link?: string } };
+  headers: Headers;
+}
+
+/** Polls `check` until it holds, or throws `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A client that retries as the SDK does: the same Idempotency-Key on every attempt, again after a
+ * network error, a 5xx, a 429 or a 409 with Retry-After, until a final answer. Every answer that
+ * is not 2xx is kept in `errors` (its body must be the error object).
+ */
+export function retryingClient(baseUrls: string[], key: string) {
+  const errors: Answer[] = [];
+  let networkFailures = 0;
+  let turn = 0;
+  async function call(method: string, path: string, idempotencyKey: string | undefined, body?: unknown, deadlineMs = 120_000): Promise<Answer> {
+    const deadline = Date.now() + deadlineMs;
+    for (let attempt = 0; ; attempt += 1) {
+      const base = baseUrls[turn++ % baseUrls.length] ?? '';
+      try {
+        const response = await fetch(`${base}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const text = await response.text();
+        let parsed: Answer['body'];
+        try {
+          parsed = JSON.parse(text) as Answer['body'];
+        } catch {
+          parsed = { unparsable: text };
+        }
+        const answer = { status: response.status, body: parsed, headers: response.headers };
+        if (response.ok) return answer;
+        errors.push(answer);
+        const retryable = response.status >= 500 || response.status === 429 || (response.status === 409 && response.headers.get('retry-after') !== null);
+        if (!retryable || Date.now() > deadline) return answer;
+      } catch {
+        networkFailures += 1;
+        if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer before the deadline`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** Math.min(attempt, 5))));
+    }
+  }
+  return { call, errors, networkFailures: () => networkFailures };
+}

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { createAccount } from '@connectivity/gateway';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startLocalStack, type LocalStack, type Reply } from '../src/local-stack.ts';
+
+/**
+ * Stripe's promise, through the gateway to the real services: a retry with the same
+ * Idempotency-Key never repeats the side effect, whatever crashed in between. The owning
+ * service records the key with its change, so even a gateway that lost its own record (it died
+ * before storing the answer) gets the first answer back instead of a second change.
+ */
+describe('idempotency end to end', () => {
+  let stack: LocalStack;
+  let testKey = '';
+  let testKeyId = '';
+
+  beforeAll(async () => {
+    stack = await startLocalStack();
+    const account = await createAccount(stack.db.knex);
+    testKey = account.test.secret;
+    testKeyId = account.test.key.id;
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const send = async (method: string, path: string, key: string, body?: unknown): Promise<Reply> => {
+    const response = await fetch(`${stack.composition.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Reply['body'], headers: response.headers };
+  };
+  const newKey = () => `retry-${randomBytes(8).toString('hex')}`;
+  /** What a gateway that died before storing its answer leaves behind: nothing. */
+  const gatewayForgets = (key: string) => stack.db.knex('gateway.idempotency_records').where({ key_id: testKeyId, idempotency_key: key }).delete();
+  const count = async (table: string, where: Record<string, unknown> = {}) =>
+    Number((await stack.db.knex(table).where(where).count<{ count: string }[]>('* as count'))[0]?.count);
+
+  test('an order retried after the gateway lost its record is the same order, placed once', async () => {
+    const key = newKey();
+    const body = { bundle: 'esim_5GB_30D_EU', quantity: 2 };
+    const first = await send('POST', '/v1/esim', key, body);
+    expect(first.status).toBe(201);
+    const orders = await count('inventory.orders');
+    await gatewayForgets(key);
+    const retry = await send('POST', '/v1/esim', key, body);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await count('inventory.orders')).toBe(orders);
+    expect(await count('inventory.esims', { order_id: String(first.body.id) })).toBe(2);
+  });
+
+  test('usage retried after the gateway lost its record is counted once', async () => {
+    const order = await send('POST', '/v1/esim', newKey(), { bundle: 'esim_5GB_30D_EU', quantity: 1 });
+    const esim = (order.body.esims as { id: string }[])[0]?.id ?? '';
+    const key = newKey();
+    const first = await send('POST', '/v1/test/usage', key, { esim, bytes: 1_000_000 });
+    expect(first.status).toBe(200);
+    await gatewayForgets(key);
+    const retry = await send('POST', '/v1/test/usage', key, { esim, bytes: 1_000_000 });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const now = await stack.call(testKey, 'GET', `/v1/esim/${esim}`);
+    expect(now.body.data_used_bytes).toBe(1_000_000);
+  });
+
+  test('a state change retried after the gateway lost its record is answered as it was', async () => {
+    const order = await send('POST', '/v1/esim', newKey(), { bundle: 'esim_5GB_30D_EU', quantity: 1 });
+    const esim = (order.body.esims as { id: string }[])[0]?.id ?? '';
+    const key = newKey();
+    const first = await send('PATCH', `/v1/esim/${esim}`, key, { state: 'installed' });
+    expect(first.status).toBe(200);
+    await gatewayForgets(key);
+    const retry = await send('PATCH', `/v1/esim/${esim}`, key, { state: 'installed' });
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  test('a new webhook endpoint is created once; its secret is replayed only by notifications, sealed at rest', async () => {
+    const key = newKey();
+    const body = { url: 'http://127.0.0.1:9/hooks-once', enabled_events: ['*'] };
+    const first = await send('POST', '/v1/webhooks', key, body);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    const secret = String(first.body.secret);
+    // The edge keeps nothing that shows a secret.
+    expect(await stack.db.knex('gateway.idempotency_records').where({ key_id: testKeyId, idempotency_key: key })).toHaveLength(0);
+    const retry = await send('POST', '/v1/webhooks', key, body);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await count('notifications.endpoints', { url: body.url })).toBe(1);
+    const kept = await stack.db.knex('notifications.idempotency_records').where({ key_id: testKeyId, idempotency_key: key }).first<{ response_body: string }>();
+    expect(kept?.response_body).toBeDefined();
+    expect(kept?.response_body).not.toContain(secret);
+    expect(kept?.response_body).not.toContain(secret.slice(6, 20));
+  });
+});

@@ -1,0 +1,222 @@
+import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, errorResponseSchema, isErrorCode } from '@connectivity/contracts';
+import type { AppRoute } from '@ts-rest/core';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { z, ZodTypeAny } from 'zod';
+import { currentRequestId } from '../request-context.ts';
+import { newId } from '../ids.ts';
+
+/**
+ * How a call ended when no response came back. `notSent`: the connection was never made, so the
+ * service certainly did not run; otherwise (a reset, a timeout) the outcome is unknown.
+ */
+export class UpstreamFailure extends Error {
+  override readonly name = 'UpstreamFailure';
+  readonly service: string;
+  readonly notSent: boolean;
+  readonly timedOut: boolean;
+  constructor(service: string, options: { notSent: boolean; timedOut: boolean; cause: unknown }) {
+    super(
+      options.timedOut ? `${service} did not answer in time` : `${service} could not be reached`,
+      { cause: options.cause },
+    );
+    this.service = service;
+    this.notSent = options.notSent;
+    this.timedOut = options.timedOut;
+  }
+}
+
+/** Who a call is made for: the caller's identity (absent on the operator's and workers' own calls). */
+export interface CallIdentity {
+  accountId: string;
+  environment: string;
+  keyId?: string | undefined;
+}
+
+export interface RawRequest {
+  method: string;
+  /** Path already made safe (built by `pathFor`), without the query. */
+  path: string;
+  /** The query string without `?`, passed as it is (it was validated against the contract). */
+  search?: string | undefined;
+  identity?: CallIdentity | undefined;
+  headers?: Record<string, string> | undefined;
+  body?: string | Uint8Array | undefined;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface InternalClientOptions {
+  /** The service called, for messages and logs. */
+  service: string;
+  baseUrl: string;
+  internalToken: string;
+  timeoutMs: number;
+}
+
+type Schema<R, K extends string> = R extends Record<K, infer S extends ZodTypeAny> ? S : never;
+type Part<R, K extends string, Name extends string> = [Schema<R, K>] extends [never] ? object : { [P in Name]: z.input<Schema<R, K>> };
+type SuccessStatus<R extends AppRoute> = Extract<keyof R['responses'], 200 | 201>;
+
+/** What a typed call takes: the route's own path parameters, query and body, and who it is for. */
+export type CallInput<R extends AppRoute> = Part<R, 'pathParams', 'params'> &
+  Part<R, 'query', 'query'> &
+  Part<R, 'body', 'body'> & { identity?: CallIdentity | undefined; headers?: Record<string, string> | undefined };
+
+/** The body of the route's success response. */
+export type CallResult<R extends AppRoute> = R['responses'][SuccessStatus<R>] extends infer S extends ZodTypeAny ? z.output<S> : unknown;
+
+// One agent for every internal call of the process: connections are kept alive (below Node's own
+// 5 s server keep-alive, so a socket the server is closing is not picked for a new request).
+const agent: Dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 256 });
+
+// Errors that mean the connection was never made, so the request cannot have been processed.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * A path segment from a value: percent-encoded, and `.`/`..` (which URL parsers collapse) encoded
+ * too, so no value can change which route a path names.
+ */
+export function encodePathSegment(value: string): string {
+  const encoded = encodeURIComponent(value);
+  return encoded === '.' || encoded === '..' ? encoded.replaceAll('.', '%2E') : encoded;
+}
+
+/** A route's path with each `:param` replaced by its encoded value. */
+export function pathFor(template: string, params: Record<string, unknown>): string {
+  return template.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+    const value = params[name];
+    if ((typeof value !== 'string' && typeof value !== 'number') || value === '') throw new TypeError(`path parameter ${name} of ${template} is missing`);
+    return encodePathSegment(String(value));
+  });
+}
+
+const isZod = (value: unknown): value is ZodTypeAny =>
+  typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
+
+function searchOf(query: unknown): string {
+  if (query === undefined || query === null) return '';
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) search.append(key, String(item));
+  }
+  return search.toString();
+}
+
+/** The service's error object as the same ApiError; anything else is the service failing. */
+export function errorFromResponse(service: string, status: number, body: string): Error {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  const result = errorResponseSchema.safeParse(parsed);
+  if (result.success && isErrorCode(result.data.error.code)) {
+    const { code, message, param, detail } = result.data.error;
+    return new ApiError(code, { message, ...(param !== undefined && { param }), ...(detail !== undefined && { detail }) });
+  }
+  return new Error(`${service} answered ${status} without an error object`);
+}
+
+/**
+ * The one internal HTTP client: the gateway's forward, the admin API's calls and every
+ * service-to-service client go through it. Keep-alive connections, a timeout per call, the
+ * internal token and the caller's identity in headers, the request id of the current request.
+ * `call` is typed from a contract route: its path parameters are validated against the route's
+ * schema and encoded (never string-built from input), its errors come back as the ApiError the
+ * service answered. Trace context is added by the undici instrumentation, once.
+ */
+export function createInternalClient(options: InternalClientOptions) {
+  const base = new URL(options.baseUrl);
+  const origin = base.origin;
+  const basePath = base.pathname.replace(/\/+$/, '');
+
+  async function send(req: RawRequest): Promise<RawResponse> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      [INTERNAL_HEADERS.token]: options.internalToken,
+      [INTERNAL_HEADERS.requestId]: currentRequestId() ?? newId('request'),
+      ...req.headers,
+    };
+    if (req.identity) {
+      headers[INTERNAL_HEADERS.accountId] = req.identity.accountId;
+      headers[INTERNAL_HEADERS.environment] = req.identity.environment;
+      if (req.identity.keyId !== undefined) headers[INTERNAL_HEADERS.keyId] = req.identity.keyId;
+    }
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    const path = `${basePath}${req.path}${req.search ? `?${req.search}` : ''}`;
+    let response: Dispatcher.ResponseData;
+    try {
+      // The dispatcher takes origin and path apart, so the path is sent exactly as built,
+      // without a URL parser resolving anything in it.
+      response = await agent.request({
+        origin,
+        method: req.method,
+        path,
+        headers,
+        body: req.body,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      const body = await response.body.text();
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (typeof value === 'string') out[name] = value;
+        else if (Array.isArray(value)) out[name] = value.join(', ');
+      }
+      return { status: response.statusCode, headers: out, body };
+    } catch (error) {
+      throw classify(options.service, error);
+    }
+  }
+
+  /** A typed call that also gives the answer's headers (e.g. `idempotent-replayed`). */
+  async function exchange<R extends AppRoute>(route: R, input: CallInput<R>): Promise<{ body: CallResult<R>; headers: Record<string, string> }> {
+    const parts = input as { params?: Record<string, unknown>; query?: unknown; body?: unknown };
+    const declared = route as { pathParams?: unknown; body?: unknown };
+    let params = parts.params ?? {};
+    if (isZod(declared.pathParams)) {
+      // A value that is not what the route declares never becomes part of a URL.
+      const result = declared.pathParams.safeParse(params);
+      if (!result.success) throw apiErrorFromZod(result.error, 'path');
+      params = result.data as Record<string, unknown>;
+    }
+    const body = route.method === 'GET' ? undefined : JSON.stringify(parts.body ?? {});
+    const response = await send({
+      method: route.method,
+      path: pathFor(route.path, params),
+      search: searchOf(parts.query),
+      identity: input.identity,
+      headers: input.headers,
+      body,
+    });
+    if (response.status >= 200 && response.status < 300) {
+      return { body: (response.body === '' ? undefined : JSON.parse(response.body)) as CallResult<R>, headers: response.headers };
+    }
+    throw errorFromResponse(options.service, response.status, response.body);
+  }
+
+  /** A typed call of a contract route; resolves with the success body. */
+  const call = async <R extends AppRoute>(route: R, input: CallInput<R>): Promise<CallResult<R>> => (await exchange(route, input)).body;
+
+  return { service: options.service, send, call, exchange };
+}
+
+export type InternalClient = ReturnType<typeof createInternalClient>;
+
+function classify(service: string, error: unknown): UpstreamFailure {
+  const name = error instanceof Error ? error.name : '';
+  const timedOut =
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError;
+  const code = (error as { code?: string } | undefined)?.code ?? (error as { cause?: { code?: string } } | undefined)?.cause?.code;
+  return new UpstreamFailure(service, { notSent: !timedOut && code !== undefined && NOT_SENT_CODES.has(code), timedOut, cause: error });
+}

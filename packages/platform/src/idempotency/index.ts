@@ -1,0 +1,4 @@
+export * from './fingerprint.ts';
+export * from './migration.ts';
+export * from './requests.ts';
+export * from './store.ts';

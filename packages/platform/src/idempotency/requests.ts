@@ -1,0 +1,175 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { ApiError, INTERNAL_HEADERS } from '@connectivity/contracts';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Knex } from 'knex';
+import type { Logger } from '../logger.ts';
+import { requestFingerprint } from './fingerprint.ts';
+import { isReplayable, type ClaimRef, type IdempotencyStore, type StoredResponse } from './store.ts';
+
+/**
+ * Seals answers at rest (they may show a secret once, such as a webhook signing secret); the
+ * context binds a sealed answer to its record.
+ */
+export interface AnswerSealer {
+  seal(plain: string, context: string): string;
+  open(sealed: string, context: string): string;
+}
+
+/** The claim a request holds while it runs, for the transaction that makes its change. */
+interface HeldClaim {
+  db: Knex;
+  store: IdempotencyStore;
+  ref: ClaimRef;
+  baseUrl: string;
+  res: Response;
+  sealer: AnswerSealer | undefined;
+}
+
+const sealContext = (ref: ClaimRef) => `idempotency:${ref.keyId}:${ref.idempotencyKey}`;
+const sealed = (claim: Pick<HeldClaim, 'sealer' | 'ref'>, body: string) => (claim.sealer ? claim.sealer.seal(body, sealContext(claim.ref)) : body);
+
+const held = new AsyncLocalStorage<HeldClaim>();
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+/** The answer to a duplicate that arrives while the first request is still running. */
+export function inProgress(res: Response): ApiError {
+  res.setHeader('Retry-After', '1');
+  return new ApiError('idempotency_key_reused', {
+    param: 'Idempotency-Key',
+    message: 'A request with this Idempotency-Key is still in progress. Retry later.',
+  });
+}
+
+export const keyReused = (): ApiError =>
+  new ApiError('idempotency_key_reused', {
+    param: 'Idempotency-Key',
+    message: 'This Idempotency-Key was already used for a different request (method, path or body). Use a new key.',
+  });
+
+/**
+ * Records the answer of the current request against its Idempotency-Key, in `trx`: the
+ * transaction that makes the request's change. So the change and the answer commit together,
+ * and a retry after any crash gets this answer instead of a second change. A request without a
+ * key (or a call the service makes itself) records nothing. If the claim was lost (its lease
+ * ran out and a retry took it over), the transaction is refused, and the retry's answer stands.
+ */
+export async function recordIdempotentAnswer(trx: Knex.Transaction, status: number, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+  const claim = held.getStore();
+  if (!claim) return;
+  const stored = await claim.store.complete(trx, claim.ref, { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) });
+  if (!stored) throw inProgress(claim.res);
+}
+
+/** `recordIdempotentAnswer` for a refusal that follows a committed change (e.g. expired, then refused). */
+export async function recordIdempotentError(trx: Knex.Transaction, error: ApiError): Promise<void> {
+  const claim = held.getStore();
+  if (!claim) return;
+  await recordIdempotentAnswer(trx, error.status, error.toBody(claim.baseUrl));
+}
+
+export interface IdempotentRequestsOptions {
+  db: Knex;
+  store: IdempotencyStore;
+  /** How long a claim outlives a crashed holder; renewed while the request runs. */
+  leaseMs: number;
+  retentionMs: number;
+  baseUrl: string;
+  logger: Logger;
+  /** Seals the answers kept (see `AnswerSealer`); unset, they are kept as they are. */
+  sealer?: AnswerSealer | undefined;
+}
+
+/**
+ * Idempotency in the service that owns the change (Stripe's promise: a retry never repeats the
+ * side effect, whatever crashed). A mutating call carrying `Idempotency-Key` and the caller's
+ * key id claims (key id, Idempotency-Key) in this service's own table first: a duplicate still
+ * running is 409 with `Retry-After`, a completed one is answered as it was (`Idempotent-Replayed`).
+ * Handlers record their answer in their change's transaction (`recordIdempotentAnswer`); an
+ * answer not recorded there (nothing changed) is stored after the response when it is
+ * replayable, and the claim is given back otherwise.
+ */
+export function idempotentRequests(options: IdempotentRequestsOptions): RequestHandler {
+  const { db, store } = options;
+  return async (req, res, next) => {
+    const idempotencyKey = req.get('idempotency-key');
+    const keyId = req.get(INTERNAL_HEADERS.keyId);
+    if (req.method === 'GET' || req.method === 'HEAD' || !idempotencyKey || !keyId) {
+      next();
+      return;
+    }
+    try {
+      const ref: ClaimRef = { keyId, idempotencyKey, claimId: randomUUID() };
+      const outcome = await store.claim(db, {
+        ...ref,
+        fingerprint: requestFingerprint(req.method, req.originalUrl, rawBodyOf(req)),
+        leaseMs: options.leaseMs,
+        retentionMs: options.retentionMs,
+      });
+      switch (outcome.kind) {
+        case 'replay':
+          replay(res, outcome.response, options.sealer ? options.sealer.open(outcome.response.body, sealContext(ref)) : outcome.response.body);
+          return;
+        case 'mismatch':
+          next(keyReused());
+          return;
+        case 'in_progress':
+          next(inProgress(res));
+          return;
+        case 'claimed':
+          break;
+      }
+      const stopHolding = store.hold(db, ref, options.leaseMs, (error) => options.logger.warn({ err: error }, 'renewing an idempotency claim failed'));
+      let captured: unknown;
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        captured = body;
+        return json(body);
+      };
+      const settle = () => {
+        stopHolding();
+        const answer: StoredResponse = { status: res.statusCode, headers: { ...JSON_HEADERS }, body: sealed({ sealer: options.sealer, ref }, JSON.stringify(captured ?? null)) };
+        for (const name of ['retry-after', 'cache-control']) {
+          const value = res.getHeader(name);
+          if (value !== undefined) answer.headers[name] = String(value);
+        }
+        // An answer recorded in the change's transaction is already there: both writes are
+        // conditional on the claim still being in progress, so they leave it untouched.
+        const done = captured !== undefined && res.writableFinished && isReplayable(answer) ? store.complete(db, ref, answer) : store.release(db, ref);
+        Promise.resolve(done).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
+      };
+      res.once('close', settle);
+      held.run({ db, store, ref, baseUrl: options.baseUrl, res, sealer: options.sealer }, next);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function replay(res: Response, response: StoredResponse, body: string): void {
+  res.status(response.status);
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  res.setHeader('Idempotent-Replayed', 'true');
+  res.send(body);
+}
+
+/** The raw body bytes kept by the JSON parser (`verify`), as the gateway fingerprints them. */
+export const rawBodyOf = (req: Request): Buffer | undefined => (req as Request & { rawBody?: Buffer }).rawBody;
+
+/**
+ * Runs a request's change in one transaction and records the answer `work` returns in it, so a
+ * retried request is answered the same without changing anything again.
+ */
+export async function answerInTransaction<T>(
+  knex: Knex,
+  status: number,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  return knex.transaction(async (trx) => {
+    const body = await work(trx);
+    await recordIdempotentAnswer(trx, status, body, headers);
+    return body;
+  });
+}

@@ -1,0 +1,207 @@
+import { ApiError } from '@connectivity/contracts';
+import type express from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runMigrations } from '../src/db/migrate.ts';
+import type { Database } from '../src/db/types.ts';
+import { answerInTransaction, createLogger, createServiceApp, idempotencyMigration, newId } from '../src/index.ts';
+import { testDatabaseBackends } from '../src/testing/database.ts';
+
+const TOKEN = 'an-internal-token-of-some-length';
+const SCHEMA = 'idem_test';
+
+/** What the gateway sends with a caller's request. */
+const headers = (keyId: string, idempotencyKey: string) => ({
+  'x-internal-token': TOKEN,
+  'x-account-id': 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz',
+  'x-environment': 'test',
+  'x-key-id': keyId,
+  'idempotency-key': idempotencyKey,
+});
+
+describe.each(testDatabaseBackends())('idempotency in the owning service, on $kind', ({ create }) => {
+  let db: Database;
+  let app: express.Express;
+  /** Requests to /hold wait until the gate named by their `name` is opened. */
+  const gates = new Map<string, (() => void)[]>();
+  const waiting = (name: string) => gates.get(name)?.length ?? 0;
+  const open = (name: string) => {
+    for (const resolve of gates.get(name) ?? []) resolve();
+  };
+  let fail: 'none' | 'client' | 'server' = 'none';
+
+  beforeAll(async () => {
+    db = await create();
+    await runMigrations(db.knex, {
+      schema: SCHEMA,
+      migrations: {
+        '0001_things': { up: (knex) => knex.raw(`create table ${SCHEMA}.things (id text primary key, name text not null)`) },
+        '0002_idempotency': idempotencyMigration(SCHEMA),
+      },
+    });
+    app = createServiceApp({
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      baseUrl: 'https://api.example.test',
+      internalToken: TOKEN,
+      checks: {},
+      idempotency: { knex: db.knex, schema: SCHEMA, leaseMs: 400 },
+      routes: (router) => {
+        const make = async (req: express.Request) => {
+          if (fail === 'client') throw new ApiError('invalid_parameter', { param: 'name' });
+          if (fail === 'server') throw new Error('the database went away');
+          return answerInTransaction(db.knex, 201, async (trx) => {
+            const thing = { object: 'thing', id: newId('order'), name: String((req.body as { name: string }).name) };
+            await trx.table(`${SCHEMA}.things`).insert({ id: thing.id, name: thing.name });
+            return thing;
+          });
+        };
+        router.post('/things', async (req, res, next) => {
+          try {
+            res.status(201).json(await make(req));
+          } catch (error) {
+            next(error);
+          }
+        });
+        router.post('/hold', async (req, res, next) => {
+          try {
+            const name = String((req.body as { name: string }).name);
+            await new Promise<void>((resolve) => gates.set(name, [...(gates.get(name) ?? []), resolve]));
+            res.status(201).json(await make(req));
+          } catch (error) {
+            next(error);
+          }
+        });
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  const things = async (name: string) => db.knex.table(`${SCHEMA}.things`).where({ name });
+  const post = (path: string, keyId: string, key: string, name: string) => request(app).post(path).set(headers(keyId, key)).send({ name });
+  const hold = (keyId: string, key: string, name: string) => post('/hold', keyId, key, name).then((res) => res);
+  const until = async (check: () => boolean) => {
+    const deadline = Date.now() + 10_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('condition not met');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  test('a repeat is answered with the recorded answer and changes nothing again', async () => {
+    const keyId = newId('apiKey');
+    const name = newId('request');
+    const first = await post('/things', keyId, 'key-00000001', name);
+    expect(first.status).toBe(201);
+    const again = await post('/things', keyId, 'key-00000001', name);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await things(name)).toHaveLength(1);
+    // Another API key's identical key is another request.
+    expect((await post('/things', newId('apiKey'), 'key-00000001', name)).headers['idempotent-replayed']).toBeUndefined();
+    expect(await things(name)).toHaveLength(2);
+  });
+
+  test('the same key for a different request is 409 idempotency_key_reused, without Retry-After', async () => {
+    const keyId = newId('apiKey');
+    await post('/things', keyId, 'key-00000002', 'a');
+    const res = await post('/things', keyId, 'key-00000002', 'b');
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(res.headers['retry-after']).toBeUndefined();
+  });
+
+  test('concurrent duplicates make one change; the others are told to retry or get the answer', async () => {
+    const keyId = newId('apiKey');
+    const name = newId('request');
+    const responses = await Promise.all(Array.from({ length: 10 }, () => post('/things', keyId, 'key-00000003', name)));
+    expect(await things(name)).toHaveLength(1);
+    for (const res of responses) {
+      if (res.status === 201) continue;
+      expect(res.status).toBe(409);
+      expect(res.headers['retry-after']).toBe('1');
+    }
+  });
+
+  test('a duplicate of a request still running gets 409 with Retry-After, then the answer once it is done', async () => {
+    const keyId = newId('apiKey');
+    const name = newId('request');
+    const first = hold(keyId, 'key-00000004', name);
+    await until(() => waiting(name) === 1);
+    // Longer than the lease: the holder renews it, so the duplicate still finds it running.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    const duplicate = await hold(keyId, 'key-00000004', name);
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers['retry-after']).toBe('1');
+    open(name);
+    expect((await first).status).toBe(201);
+    const replay = await hold(keyId, 'key-00000004', name);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await things(name)).toHaveLength(1);
+  });
+
+  test('a claim whose holder died is taken over once its lease is over; the old holder can no longer commit', async () => {
+    const keyId = newId('apiKey');
+    const name = newId('request');
+    const stalled = hold(keyId, 'key-00000005', name);
+    await until(() => waiting(name) === 1);
+    // The holder stops renewing (as a killed process would) and its lease runs out.
+    await db.knex
+      .table(`${SCHEMA}.idempotency_records`)
+      .where({ key_id: keyId })
+      .update({ claim_id: 'dead-holder', locked_until: db.knex.raw("now() - interval '1 second'") });
+    const retry = hold(keyId, 'key-00000005', name);
+    await until(() => waiting(name) === 2);
+    open(name);
+    const [late, taken] = await Promise.all([stalled, retry]);
+    expect(taken.status).toBe(201);
+    // The stalled holder lost its claim: its change was refused and rolled back.
+    expect(late.status).toBe(409);
+    expect(late.headers['retry-after']).toBe('1');
+    expect(await things(name)).toHaveLength(1);
+    const replay = await hold(keyId, 'key-00000005', name);
+    expect(replay.body).toEqual(taken.body);
+  });
+
+  test('a taken-over claim of the same request replays the first answer, never a second change', async () => {
+    const keyId = newId('apiKey');
+    const name = newId('request');
+    const first = await post('/things', keyId, 'key-00000007', name);
+    // As if the gateway died before storing the answer and its retry reached the service again.
+    const again = await post('/things', keyId, 'key-00000007', name);
+    expect(again.body).toEqual(first.body);
+    expect(await things(name)).toHaveLength(1);
+  });
+
+  test('a refusal is kept and replayed; a 5xx gives the key back so a retry runs', async () => {
+    const keyId = newId('apiKey');
+    const name = newId('request');
+    fail = 'client';
+    const refused = await post('/things', keyId, 'key-00000008', name);
+    fail = 'none';
+    expect(refused.status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const replayed = await post('/things', keyId, 'key-00000008', name);
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+
+    fail = 'server';
+    expect((await post('/things', keyId, 'key-00000009', name)).status).toBe(500);
+    fail = 'none';
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const retried = await post('/things', keyId, 'key-00000009', name);
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(await things(name)).toHaveLength(1);
+  });
+
+  test('a call without a key id (the service acting for itself, or the operator) records nothing', async () => {
+    const name = newId('request');
+    const { 'x-key-id': _keyId, ...rest } = headers('unused', 'key-00000010');
+    await request(app).post('/things').set(rest).send({ name });
+    await request(app).post('/things').set(rest).send({ name });
+    expect(await things(name)).toHaveLength(2);
+  });
+});

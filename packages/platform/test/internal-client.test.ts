@@ -1,0 +1,142 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError, internalContract, internalSupplyContract } from '@connectivity/contracts';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createInternalClient, encodePathSegment, pathFor, UpstreamFailure } from '../src/index.ts';
+
+/** A real HTTP server that records the raw request line and answers with what it is told. */
+let server: Server;
+let baseUrl: string;
+const seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
+let answer: { status: number; body: string } = { status: 200, body: '{}' };
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const client = () => createInternalClient({ service: 'catalogue', baseUrl, internalToken: 'a-token-of-enough-length', timeoutMs: 2_000 });
+const caller = { accountId: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', environment: 'test', keyId: 'key_01jd8x7k2m9q4r5s6t7v8w9xyz' };
+
+// Values an attacker may put where a path parameter goes: traversal, `%`, `?`, `#`, `/`, and encoded variants.
+const HOSTILE = [
+  '../accounts/acct_01jd8x7k2m9q4r5s6t7v8w9xyz/live-ordering?',
+  '..',
+  '.',
+  '%',
+  '%2e%2e',
+  '%2F',
+  'a/b',
+  'a?b=c',
+  'a#b',
+  'esim_5GB_30D_EU/../esim_5GB_30D_EU',
+  '..%2F..%2Finternal',
+  'x\u0000y',
+  ' ',
+];
+
+describe('path parameters', () => {
+  test('each becomes exactly one encoded segment; dot segments too', () => {
+    for (const value of HOSTILE) {
+      const path = pathFor('/internal/bundles/:name', { name: value });
+      expect(path.split('/')).toHaveLength(4);
+      expect(decodeURIComponent(path.split('/')[3] ?? '')).toBe(value);
+      expect(path).not.toMatch(/[?#]/);
+    }
+    expect(encodePathSegment('..')).toBe('%2E%2E');
+    expect(encodePathSegment('.')).toBe('%2E');
+  });
+
+  test('a value the route does not declare never becomes part of a URL: it is refused before sending', async () => {
+    const before = seen.length;
+    for (const name of HOSTILE) {
+      const call = client().call(internalContract.catalogue.getBundle, { params: { name }, identity: caller });
+      await expect(call).rejects.toMatchObject({ name: 'ApiError', code: 'invalid_parameter', param: 'name' });
+    }
+    for (const iccid of ['../../orders', '8988200000000000000/../x', '%2e%2e']) {
+      const call = client().call(internalSupplyContract.terminateProfile, { params: { iccid }, body: {}, identity: caller });
+      await expect(call).rejects.toMatchObject({ code: 'invalid_parameter', param: 'iccid' });
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  test('a declared value is sent on the route it names, with the token, the identity and a request id', async () => {
+    answer = { status: 200, body: JSON.stringify({ object: 'bundle', name: 'esim_5GB_30D_EU' }) };
+    const body = await client().call(internalContract.catalogue.getBundle, { params: { name: 'esim_5GB_30D_EU' }, identity: caller });
+    expect(body).toMatchObject({ name: 'esim_5GB_30D_EU' });
+    const last = seen.at(-1);
+    expect(last?.url).toBe('/internal/bundles/esim_5GB_30D_EU');
+    expect(last?.headers['x-internal-token']).toBe('a-token-of-enough-length');
+    expect(last?.headers['x-account-id']).toBe(caller.accountId);
+    expect(last?.headers['x-environment']).toBe('test');
+    expect(last?.headers['x-key-id']).toBe(caller.keyId);
+    expect(last?.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  test('send() puts the path on the wire as built: no URL parser resolves dot segments in it', async () => {
+    answer = { status: 200, body: '{}' };
+    await client().send({ method: 'GET', path: pathFor('/v1/esim/:id', { id: '..' }), search: 'limit=2' });
+    expect(seen.at(-1)?.url).toBe('/v1/esim/%2E%2E?limit=2');
+  });
+});
+
+describe('answers', () => {
+  test("the service's error object comes back as the same ApiError", async () => {
+    answer = {
+      status: 404,
+      body: JSON.stringify({ error: { type: 'not_found', code: 'resource_not_found', message: 'No bundle x.', param: 'name', link: 'https://api.example.test/v1/errors/resource_not_found' } }),
+    };
+    const error = await client()
+      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, identity: caller })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'resource_not_found', param: 'name', message: 'No bundle x.' });
+  });
+
+  test('an answer without an error object is a plain error, never trusted as one', async () => {
+    answer = { status: 500, body: 'Internal Server Error' };
+    const error = await client()
+      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, identity: caller })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ApiError);
+  });
+
+  test('a service nobody listens on is an UpstreamFailure that was certainly not sent', async () => {
+    const down = createInternalClient({ service: 'inventory', baseUrl: 'http://127.0.0.1:1', internalToken: 'x'.repeat(20), timeoutMs: 1_000 });
+    const error = await down.send({ method: 'POST', path: '/x', body: '{}' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamFailure);
+    expect(error).toMatchObject({ notSent: true, timedOut: false, service: 'inventory' });
+  });
+
+  test('a service that does not answer in time is an UpstreamFailure with an unknown outcome', async () => {
+    const hanging = createServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const slow = createInternalClient({
+        service: 'inventory',
+        baseUrl: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`,
+        internalToken: 'x'.repeat(20),
+        timeoutMs: 200,
+      });
+      const error = await slow.send({ method: 'POST', path: '/x', body: '{}' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamFailure);
+      expect(error).toMatchObject({ notSent: false, timedOut: true });
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
+  });
+});
