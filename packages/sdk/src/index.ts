@@ -5,4 +5,5 @@ export { ListPromise } from './pagination.ts';
 export { DEFAULT_RETRY, backoffMs, parseRetryAfter, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.ts';
 export { newIdempotencyKey } from './transport.ts';
 export * from './webhooks.ts';
-export type { TypedEvent, TypedEventOf, EventType, ErrorCode, ErrorType, ErrorObject } from '@connectivity/contracts';
+export * from './express.ts';
+export type { EventType, ErrorCode, ErrorType, ErrorObject } from '@connectivity/contracts';
