@@ -51,10 +51,12 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): (req: Webh
   if (!options.secret) throw new TypeError('webhookMiddleware needs the endpoint secret (whsec_...).');
   const limit = options.limitBytes ?? DEFAULT_LIMIT_BYTES;
   return (req, res, next) => {
-    void handle(req, res, next).catch(next);
+    // `next` is called outside the promise chain of `handle`, so an error thrown by what comes next never reaches it twice.
+    handle(req, res).then((passOn) => passOn && next(), next);
   };
 
-  async function handle(req: WebhookRequest, res: ServerResponse, next: NextFunction): Promise<void> {
+  /** Answers the request, or returns true when the next handler should. */
+  async function handle(req: WebhookRequest, res: ServerResponse): Promise<boolean> {
     const body = await rawBodyOf(req, limit);
     let event: WebhookEvent;
     try {
@@ -64,18 +66,16 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): (req: Webh
       res.statusCode = 400;
       res.setHeader('content-type', 'text/plain; charset=utf-8');
       res.end(`Webhook signature verification failed: ${error.message}`);
-      return;
+      return false;
     }
     req.webhookEvent = event;
-    if (!options.onEvent) {
-      next();
-      return;
-    }
+    if (!options.onEvent) return true;
     await options.onEvent(event, req, res);
     if (!res.headersSent) {
       res.statusCode = 204;
       res.end();
     }
+    return false;
   }
 }
 
