@@ -1,5 +1,5 @@
 import { contract, type Contract } from '@connectivity/contracts';
-import { initClient } from '@ts-rest/core';
+import { initClient, type InitClientReturn } from '@ts-rest/core';
 
 export interface ClientOptions {
   /** The API key: `sk_test_...` for the sandbox, `sk_live_...` for live. */
@@ -15,7 +15,7 @@ export interface ClientOptions {
  * built from: every path, parameter and response shape is checked at compile time. Calls
  * resolve to `{ status, body, headers }`; error statuses carry the spec's error object.
  */
-export function createClient(options: ClientOptions) {
+export function createClient(options: ClientOptions): ConnectivityClient {
   return initClient(contract, {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     baseHeaders: {
@@ -26,5 +26,8 @@ export function createClient(options: ClientOptions) {
   });
 }
 
-export type ConnectivityClient = ReturnType<typeof createClient>;
+/** The headers every call of a client carries; named so declaration files need not spell fetch's types. */
+export type BaseHeaders = { authorization: string; 'service-version'?: string };
+
+export type ConnectivityClient = InitClientReturn<Contract, { baseUrl: string; baseHeaders: BaseHeaders; throwOnUnknownStatus: false }>;
 export type { Contract };

@@ -1,3 +1,9 @@
 export * from './client.ts';
+export * from './connectivity.ts';
+export * from './errors.ts';
+export { ListPromise } from './pagination.ts';
+export { DEFAULT_RETRY, backoffMs, parseRetryAfter, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.ts';
+export { newIdempotencyKey } from './transport.ts';
 export * from './webhooks.ts';
-export type { TypedEvent, TypedEventOf, EventType, ErrorCode } from '@connectivity/contracts';
+export * from './express.ts';
+export type { EventType, ErrorCode, ErrorType, ErrorObject } from '@connectivity/contracts';

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, test } from 'vitest';
-import { verifyWebhook, WebhookVerificationError } from '../src/index.ts';
+import { describe, expect, expectTypeOf, test } from 'vitest';
+import { parseEvent, verifyWebhook, WebhookPayloadError, WebhookVerificationError, type WebhookEvent } from '../src/index.ts';
+import { esimFixture } from './support/fixtures.ts';
 
 const secret = `whsec_${Buffer.from('a-test-secret-of-32-bytes-long!!').toString('base64')}`;
 
@@ -58,5 +59,68 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook(body, headers, other)).toThrow(WebhookVerificationError);
     const stale = signed(body, new Date(Date.now() - 60 * 60 * 1000));
     expect(() => verifyWebhook(body, stale, secret)).toThrow(WebhookVerificationError);
+  });
+
+  test('narrows `data` by `type`, as the contract\'s event catalogue types it', () => {
+    const usage = {
+      ...event,
+      type: 'esim.usage.threshold',
+      data: { object: esimFixture(1), threshold_percent: 80, data_used_bytes: 4_000_000_000, data_limit_bytes: 5_000_000_000 },
+    };
+    const body = JSON.stringify(usage);
+    const verified = verifyWebhook(body, signed(body), secret);
+    const seen: unknown[] = [];
+    switch (verified.type) {
+      case 'esim.usage.threshold':
+        expectTypeOf(verified.data.threshold_percent).toEqualTypeOf<50 | 80 | 100>();
+        seen.push(verified.data.threshold_percent, verified.data.object.iccid);
+        break;
+      case 'api_key.revoked':
+        expectTypeOf(verified.data.object.status).toEqualTypeOf<'active' | 'revoked'>();
+        break;
+      case 'esim.released':
+        expectTypeOf(verified.data.previous_state).toEqualTypeOf<'released' | 'installed' | 'active' | 'suspended' | 'expired' | null>();
+        break;
+      default:
+        expectTypeOf(verified.type).toEqualTypeOf<'esim.installed' | 'esim.activated' | 'esim.suspended' | 'esim.expired' | 'api_key.issued' | 'api_key.first_used'>();
+    }
+    expect(seen).toEqual([80, esimFixture(1).iccid]);
+    expectTypeOf(verified).toEqualTypeOf<WebhookEvent>();
+  });
+
+  test('takes the fetch API\'s Headers and a Uint8Array body (Next.js, Hono, Workers)', () => {
+    const body = JSON.stringify(event);
+    const headers = new Headers(signed(body));
+    expect(verifyWebhook(new TextEncoder().encode(body), headers, secret).id).toBe(event.id);
+    expect(verifyWebhook(body, headers, secret).id).toBe(event.id);
+  });
+
+  test('missing signature headers are a WebhookVerificationError', () => {
+    const body = JSON.stringify(event);
+    expect(() => verifyWebhook(body, {}, secret)).toThrow(WebhookVerificationError);
+    const { 'webhook-signature': _dropped, ...withoutSignature } = signed(body);
+    expect(() => verifyWebhook(body, withoutSignature, secret)).toThrow(WebhookVerificationError);
+  });
+
+  test('a correctly signed payload that is not an event of the contract is a WebhookPayloadError, not a signature error', () => {
+    const unknown = JSON.stringify({ ...event, type: 'esim.teleported' });
+    const error = (() => {
+      try {
+        return verifyWebhook(unknown, signed(unknown), secret);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(WebhookPayloadError);
+    expect(error).not.toBeInstanceOf(WebhookVerificationError);
+    expect((error as WebhookPayloadError).payload).toMatchObject({ type: 'esim.teleported' });
+
+    const notJson = 'not json';
+    expect(() => verifyWebhook(notJson, signed(notJson), secret)).toThrow(WebhookPayloadError);
+  });
+
+  test('parseEvent types an event of the log the same way', () => {
+    expect(parseEvent(event).type).toBe('api_key.revoked');
+    expect(() => parseEvent({ ...event, data: {} })).toThrow(WebhookPayloadError);
   });
 });
