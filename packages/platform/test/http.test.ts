@@ -127,3 +127,21 @@ describe('createServiceApp', () => {
     expect(notReady.body).toEqual({ status: 'unavailable', checks: { database: 'unavailable' } });
   });
 });
+
+describe('findUnstorable', () => {
+  test('names the first field holding text PostgreSQL refuses, keys included', async () => {
+    const { findUnstorable } = await import('../src/index.ts');
+    expect(findUnstorable({ a: 'ok', b: ['x', 'y\u0000'] })).toBe('b.1');
+    expect(findUnstorable({ metadata: { 'k\u0000': 'v' } })).toBe('metadata.k\u0000');
+    expect(findUnstorable({ description: 'lone \ud800' })).toBe('description');
+    expect(findUnstorable('\u0000')).toBe('body');
+    expect(findUnstorable({ fine: [1, true, null, 'é', '😀'] })).toBeUndefined();
+  });
+
+  test('survives any depth a JSON parser accepts', async () => {
+    const { findUnstorable } = await import('../src/index.ts');
+    const depth = 100_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`) as unknown;
+    expect(findUnstorable(deep)?.split('.')).toHaveLength(depth);
+  });
+});

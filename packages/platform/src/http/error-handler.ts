@@ -28,9 +28,16 @@ function fromBodyParser(error: BodyParserError): ApiError | undefined {
  * answered as `internal_error`.
  */
 export function errorHandler(options: { baseUrl: string; logger: Logger }): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
+  return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
+      return;
+    }
+    // The client went away mid-request (reading its body failed with `aborted`): nobody is left
+    // to answer, and it is not our failure.
+    if (req.socket.destroyed || (error as { code?: unknown } | undefined)?.code === 'ECONNRESET') {
+      options.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'client closed the connection mid-request');
+      res.destroy();
       return;
     }
     let apiError: ApiError;

@@ -6,22 +6,34 @@ export const isUnstorableText = (text: string): boolean => text.includes('\u0000
 
 /**
  * The first place in a parsed value (query or JSON body) holding text PostgreSQL would refuse, as
- * the `param` path of the catalogue's errors (`a.b.0`), or undefined. Keys count too.
+ * the `param` path of the catalogue's errors (`a.b.0`), or undefined. Keys count too. Walked with
+ * a stack of its own, so no nesting depth a JSON parser accepts can overflow it.
  */
-export function findUnstorable(value: unknown, path: (string | number)[] = []): string | undefined {
-  if (typeof value === 'string') return isUnstorableText(value) ? path.join('.') || 'body' : undefined;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = findUnstorable(item, [...path, index]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
+export function findUnstorable(value: unknown): string | undefined {
+  interface Step {
+    value: unknown;
+    key?: string | number;
+    parent?: Step;
   }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      if (isUnstorableText(key)) return [...path, key].join('.');
-      const found = findUnstorable(item, [...path, key]);
-      if (found !== undefined) return found;
+  const pathOf = (step: Step | undefined, last?: string): string => {
+    const keys: (string | number)[] = last === undefined ? [] : [last];
+    for (let at = step; at?.key !== undefined; at = at.parent) keys.unshift(at.key);
+    return keys.join('.') || 'body';
+  };
+  const pending: Step[] = [{ value }];
+  for (let step = pending.pop(); step !== undefined; step = pending.pop()) {
+    const current = step.value;
+    if (typeof current === 'string') {
+      if (isUnstorableText(current)) return pathOf(step);
+    } else if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index -= 1) pending.push({ value: current[index], key: index, parent: step });
+    } else if (typeof current === 'object' && current !== null) {
+      const entries = Object.entries(current);
+      for (const [key] of entries) if (isUnstorableText(key)) return pathOf(step, key);
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, child] = entries[index] ?? ['', undefined];
+        pending.push({ value: child, key, parent: step });
+      }
     }
   }
   return undefined;
