@@ -315,4 +315,13 @@ describe('the operator’s live-ordering switch', () => {
     expect(missing.body.error).toMatchObject({ code: 'missing_parameter', param: 'enabled' });
     expect((await request(h.app).put(`/internal/accounts/${caller.accountId}/live-ordering`).send({ enabled: false })).status).toBe(401);
   });
+
+  it('is out of reach of a call made for an API key (as a steered public request would be): 404, nothing changed', async () => {
+    const caller = newCaller('live');
+    const steered = await request(h.app).put(`/internal/accounts/${caller.accountId}/live-ordering`).set(headersFor(caller)).send({ enabled: false });
+    expect(steered.status).toBe(404);
+    expect(steered.body.error).toMatchObject({ code: 'no_such_route' });
+    expect((await request(h.app).get(`/internal/accounts/${caller.accountId}/live-ordering`).set(headersFor(caller))).status).toBe(404);
+    expect((await request(h.app).get(`/internal/accounts/${caller.accountId}/live-ordering`).set(operator())).body.enabled).toBe(true);
+  });
 });

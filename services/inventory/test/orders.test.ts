@@ -1,7 +1,7 @@
 import type { Esim, Order } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypesOf, eventually, headersFor, newCaller, startInventory, type Harness } from './support.ts';
+import { eventTypesOf, eventually, headersFor, newCaller, operatorHeaders, startInventory, type Harness } from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -140,7 +140,7 @@ describe('POST /v1/esim with a test key', () => {
 
 describe('POST /v1/esim with a live key', () => {
   const balanceOf = async (accountId: string) =>
-    (await request(h.app).get(`/internal/accounts/${accountId}`).set(headersFor(newCaller('live', accountId)))).body.live_balance_cents as number;
+    (await request(h.app).get(`/internal/accounts/${accountId}`).set(operatorHeaders())).body.live_balance_cents as number;
 
   it('needs a verified account', async () => {
     const caller = newCaller('live');

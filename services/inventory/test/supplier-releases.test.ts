@@ -2,7 +2,7 @@ import { newId } from '@connectivity/platform';
 import type { Order, SupplierRelease } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, headersFor, newCaller, startInventory, type Harness } from './support.ts';
+import { eventually, headersFor, newCaller, operatorHeaders, startInventory, type Harness } from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const operator = () => headersFor(newCaller('live'));
+const operator = () => operatorHeaders();
 const list = (query: Record<string, string | number>) => request(h.app).get('/internal/supplier-releases').query(query).set(operator());
 const retry = (id: string) => request(h.app).post(`/internal/supplier-releases/${id}/retry`).set(operator());
 const releaseOf = async (id: string) => ((await list({ limit: 100 })).body.data as SupplierRelease[]).find((r) => r.id === id);
@@ -109,5 +109,8 @@ describe('the operator routes over supplier releases', () => {
     expectError(await retry(newId('order')), 404, 'resource_not_found', 'release_id');
     // Without the internal token the service answers nothing but a 401.
     expectError(await request(h.app).get('/internal/supplier-releases'), 401, 'key_invalid');
+    // A call made for an API key (as a steered public request would be) finds no such route.
+    expectError(await request(h.app).get('/internal/supplier-releases').set(headersFor(newCaller('test'))), 404, 'no_such_route');
+    expectError(await request(h.app).post(`/internal/supplier-releases/${newId('order')}/retry`).set(headersFor(newCaller('test'))), 404, 'no_such_route');
   });
 });

@@ -42,6 +42,11 @@ export function headersFor(caller: Caller): Record<string, string> {
   };
 }
 
+/** The headers of the operator's calls (the admin API): the internal token and a request id, no caller. */
+export function operatorHeaders(): Record<string, string> {
+  return { [INTERNAL_HEADERS.token]: INTERNAL_TOKEN, [INTERNAL_HEADERS.requestId]: newId('request') };
+}
+
 const idempotencyKey = () => `idem-${newId('request')}`;
 
 /** Polls `check` until it stops throwing, or fails with its last error after `timeoutMs`. */
@@ -142,7 +147,7 @@ export async function startInventory(): Promise<Harness> {
     async fund(accountId, settings) {
       const res = await request(app)
         .put(`/internal/accounts/${accountId}`)
-        .set(headersFor(newCaller('live', accountId)))
+        .set(operatorHeaders())
         .send(settings);
       expect(res.status).toBe(200);
     },

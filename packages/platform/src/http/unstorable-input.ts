@@ -28,7 +28,7 @@ export function findUnstorable(value: unknown): string | undefined {
     } else if (Array.isArray(current)) {
       for (let index = current.length - 1; index >= 0; index -= 1) pending.push({ value: current[index], key: index, parent: step });
     } else if (typeof current === 'object' && current !== null) {
-      const entries = Object.entries(current);
+      const entries: [string, unknown][] = Object.entries(current);
       for (const [key] of entries) if (isUnstorableText(key)) return pathOf(step, key);
       for (let index = entries.length - 1; index >= 0; index -= 1) {
         const [key, child] = entries[index] ?? ['', undefined];
