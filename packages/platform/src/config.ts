@@ -55,4 +55,7 @@ export type CommonConfig = z.infer<typeof commonConfigSchema>;
 export const telemetryConfigSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).default('connectivity'),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  /** `none` keeps metrics off OTLP even with an endpoint (they stay on `/metrics`). */
+  OTEL_METRICS_EXPORTER: z.string().optional(),
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(1_000).default(15_000),
 });

@@ -10,3 +10,5 @@ export * from './request-context.ts';
 export * from './service/index.ts';
 export * from './pagination/index.ts';
 export * from './idempotency/index.ts';
+export * from './telemetry/metrics.ts';
+export { metricsHandler } from './telemetry/start.ts';

@@ -55,7 +55,9 @@ async function endSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
 
 /**
  * Wraps a publish in a PRODUCER span. A `traceparent` given by the caller (e.g. stored with an
- * outbox row) is kept and parents the span; otherwise the active context is injected.
+ * outbox row by the request that caused the event) parents the span; otherwise the active
+ * context does. The message carries the publish span's own context, so the consumer's span is
+ * its child: request → publish → consume.
  */
 export function tracePublish<R>(
   system: string,
@@ -72,7 +74,7 @@ export function tracePublish<R>(
     'messaging.message.id': input.id,
   };
   return tracer.startActiveSpan(`${input.subject} publish`, { kind: SpanKind.PRODUCER, attributes }, parent, (span) =>
-    endSpan(span, () => send(callerTraced ? { ...given } : injectTraceContext({ ...given }))),
+    endSpan(span, () => send(injectTraceContext({ ...given }))),
   );
 }
 

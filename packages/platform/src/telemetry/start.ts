@@ -1,14 +1,18 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { KnexInstrumentation } from '@opentelemetry/instrumentation-knex';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { parseConfig, telemetryConfigSchema } from '../config.ts';
 
 let sdk: NodeSDK | undefined;
+let prometheus: PrometheusExporter | undefined;
 
 type SpanProcessor = NonNullable<NodeSDKConfiguration['spanProcessors']>[number];
 
@@ -23,24 +27,37 @@ const keepSpansLocal: SpanProcessor = {
   shutdown: () => Promise.resolve(),
 };
 
+/** Paths that are not traced: probes and scrapes would bury the requests that matter. */
+const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
+
 /**
- * Starts tracing for the process. Spans are always created (so logs carry trace ids and the
- * bus propagates context); they are exported over OTLP only when an endpoint is configured.
+ * Starts tracing and metrics for the process. Spans are always created (so logs carry trace ids
+ * and the bus propagates context) and sampled by the standard `OTEL_TRACES_SAMPLER` variables;
+ * they are exported over OTLP only when an endpoint is configured. One span per incoming request
+ * (with its route), per outgoing call and per query: no span per express layer, none for knex
+ * on top of pg, none for a query outside any span (an idle poll). Metrics are always readable in
+ * Prometheus form (`metricsHandler`), and exported over OTLP only with an endpoint.
  */
 export function startTelemetry(): void {
   if (sdk) return;
   const config = parseConfig(telemetryConfigSchema);
+  prometheus = new PrometheusExporter({ preventServerStart: true });
+  const metricReaders: MetricReader[] = [prometheus];
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT && config.OTEL_METRICS_EXPORTER !== 'none') {
+    metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.OTEL_METRIC_EXPORT_INTERVAL }));
+  }
   sdk = new NodeSDK({
     serviceName: config.OTEL_SERVICE_NAME,
     traceExporter: config.OTEL_EXPORTER_OTLP_ENDPOINT ? new OTLPTraceExporter() : undefined,
     spanProcessors: config.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : [keepSpansLocal],
+    metricReaders,
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
-      new ExpressInstrumentation(),
-      // fetch: the gateway's forwards and the services' typed clients get client spans.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0] ?? '') }),
+      // No span per middleware, router or handler; it still names the route of the request's span.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
+      // fetch and undici: forwards and service-to-service calls are client spans that carry the trace.
       new UndiciInstrumentation(),
-      new PgInstrumentation(),
-      new KnexInstrumentation(),
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       // Trace ids are added to log lines by our own logger mixin; this only avoids duplicates.
       new PinoInstrumentation({ disableLogCorrelation: true }),
     ],
@@ -48,8 +65,34 @@ export function startTelemetry(): void {
   sdk.start();
 }
 
-/** Flushes pending spans; called on graceful shutdown. */
-export async function shutdownTelemetry(): Promise<void> {
-  await sdk?.shutdown();
+/**
+ * Serves the process's metrics in Prometheus text format (mounted at `/metrics` on an internal
+ * listener). Before telemetry starts (tests that build apps in-process) it answers an empty page.
+ */
+export function metricsHandler(req: IncomingMessage, res: ServerResponse): void {
+  if (!prometheus) {
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end('');
+    return;
+  }
+  prometheus.getMetricsRequestHandler(req, res);
+}
+
+/**
+ * Flushes pending spans and metrics on graceful shutdown, but never waits longer than
+ * `deadlineMs` for an exporter whose collector is slow or gone.
+ */
+export async function shutdownTelemetry(deadlineMs = 1_500): Promise<void> {
+  const running = sdk;
   sdk = undefined;
+  prometheus = undefined;
+  if (!running) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    running.shutdown().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, deadlineMs);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
 }

@@ -1,0 +1,87 @@
+import { metrics, type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type ObservableGauge } from '@opentelemetry/api';
+
+/**
+ * The domain's metrics, beside the HTTP and database histograms the SDK's instrumentation records.
+ * Names follow OpenTelemetry's conventions; in Prometheus form they read
+ * `connectivity_<name>` with `_total` on counters and the unit as a suffix (docs/runbook.md).
+ *
+ * The API hands out no-op instruments until the SDK has started (tests build apps in-process
+ * without it), so instruments are made on first use and made again if the provider changed.
+ */
+const METER = '@connectivity/platform';
+
+interface Instruments {
+  rateLimitRefusals: Counter;
+  idempotencyReplays: Counter;
+  idempotencyConflicts: Counter;
+  outboxPublishFailures: Counter;
+  consumerRedeliveries: Counter;
+  consumerDeadLetters: Counter;
+  webhookAttempts: Counter;
+  webhookDeliveryLatency: Histogram;
+  webhookEndpointsDisabled: Counter;
+  sweeperMoves: Counter;
+}
+
+let made: { provider: MeterProvider; meter: Meter; instruments: Instruments } | undefined;
+
+function current(): { meter: Meter; instruments: Instruments } {
+  const provider = metrics.getMeterProvider();
+  if (made?.provider === provider) return made;
+  const meter = provider.getMeter(METER);
+  const instruments: Instruments = {
+    rateLimitRefusals: meter.createCounter('connectivity.ratelimit.refusals', { description: 'Requests refused with 429 rate_limited.' }),
+    idempotencyReplays: meter.createCounter('connectivity.idempotency.replays', { description: 'Answers replayed for a repeated Idempotency-Key.' }),
+    idempotencyConflicts: meter.createCounter('connectivity.idempotency.conflicts', { description: 'Requests refused 409 idempotency_key_reused.' }),
+    outboxPublishFailures: meter.createCounter('connectivity.outbox.publish_failures', { description: 'Outbox rows whose publish to the bus failed (retried later).' }),
+    consumerRedeliveries: meter.createCounter('connectivity.consumer.redeliveries', { description: 'Messages handled again after a failure or a lost ack.' }),
+    consumerDeadLetters: meter.createCounter('connectivity.consumer.dead_letters', { description: 'Messages moved to the dead letters after their last delivery.' }),
+    webhookAttempts: meter.createCounter('connectivity.webhook.attempts', { description: 'Webhook delivery attempts, by outcome.' }),
+    webhookDeliveryLatency: meter.createHistogram('connectivity.webhook.delivery_latency', {
+      description: 'From the event’s time to its successful delivery.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400] },
+    }),
+    webhookEndpointsDisabled: meter.createCounter('connectivity.webhook.endpoints_disabled', { description: 'Webhook endpoints disabled by the service, by reason.' }),
+    sweeperMoves: meter.createCounter('connectivity.sweeper.moves', { description: 'eSIMs moved by the expiry sweeper.' }),
+  };
+  made = { provider, meter, instruments };
+  return made;
+}
+
+const add = (pick: (i: Instruments) => Counter, attributes: Attributes, by = 1) => pick(current().instruments).add(by, attributes);
+
+/** What the services count. */
+export const domainMetrics = {
+  rateLimitRefused: (scope: 'key' | 'address') => add((i) => i.rateLimitRefusals, { scope }),
+  idempotencyReplayed: (layer: 'edge' | 'service') => add((i) => i.idempotencyReplays, { layer }),
+  idempotencyConflict: (reason: 'in_progress' | 'mismatch') => add((i) => i.idempotencyConflicts, { reason }),
+  outboxPublishFailed: (schema: string) => add((i) => i.outboxPublishFailures, { schema }),
+  consumerRedelivered: (durable: string) => add((i) => i.consumerRedeliveries, { durable }),
+  consumerDeadLettered: (durable: string) => add((i) => i.consumerDeadLetters, { durable }),
+  webhookAttempt: (outcome: 'succeeded' | 'failed' | 'retry_scheduled' | 'gave_up') => add((i) => i.webhookAttempts, { outcome }),
+  webhookDelivered: (latencySeconds: number) => current().instruments.webhookDeliveryLatency.record(latencySeconds),
+  webhookEndpointDisabled: (reason: 'gone' | 'failing') => add((i) => i.webhookEndpointsDisabled, { reason }),
+  sweeperMoved: (count: number) => add((i) => i.sweeperMoves, { to: 'expired' }, count),
+};
+
+/**
+ * A gauge read when metrics are collected (e.g. outbox rows pending, consumer lag). The callback
+ * may be async; a failing one reports nothing for that collection. Returns the stop.
+ */
+export function observeGauge(
+  name: string,
+  options: { description: string; unit?: string },
+  read: () => Promise<{ value: number; attributes?: Attributes }[]>,
+): () => void {
+  const gauge: ObservableGauge = current().meter.createObservableGauge(name, options);
+  const callback = async (result: { observe(value: number, attributes?: Attributes): void }) => {
+    try {
+      for (const { value, attributes } of await read()) result.observe(value, attributes);
+    } catch {
+      // Nothing observed this time (the database or the bus is unreachable); /readyz says so.
+    }
+  };
+  gauge.addCallback(callback);
+  return () => gauge.removeCallback(callback);
+}
