@@ -190,7 +190,8 @@ export class UsageWorld {
   async fundLive(accountId: string): Promise<void> {
     const res = await request(this.inventory)
       .put(`/internal/accounts/${accountId}`)
-      .set(headersFor(identity('live', accountId)))
+      // As the operator's admin API calls it: the internal token and a request id, no caller.
+      .set({ 'x-internal-token': INTERNAL_TOKEN, 'x-request-id': newId('request') })
       .send({ verified: true, live_balance_cents: 100_000 });
     if (res.status !== 200) throw new Error(`funding failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
