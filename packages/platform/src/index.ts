@@ -12,3 +12,4 @@ export * from './pagination/index.ts';
 export * from './idempotency/index.ts';
 export * from './telemetry/metrics.ts';
 export { metricsHandler } from './telemetry/start.ts';
+export * from './work/index.ts';

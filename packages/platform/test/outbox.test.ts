@@ -179,6 +179,17 @@ describe.each(combos)('outbox on $kind with the $busKind bus', ({ create, busKin
     });
   });
 
+  test('a commit wakes the relay: its rows are published without waiting for a poll', async () => {
+    const consumer = await collect(bus);
+    relay({ pollIntervalMs: 600_000 });
+    const started = Date.now();
+    const e = event('woken');
+    await commit(e);
+    // Far below the ten-minute poll: the commit itself woke the relay.
+    await vi.waitFor(() => expect(consumer.received.map((m) => m.id)).toEqual([e.id]), { timeout: 30_000, interval: 10 });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   test('a rolled-back transaction publishes nothing', async () => {
     const consumer = await collect(bus);
     const outbox = createOutbox(schema);

@@ -12,10 +12,6 @@ import { createExpressEndpoints } from '@ts-rest/express';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
-  /** Called after a commit that wrote outbox events (the service wakes its relay). */
-  onEvents?: () => void;
-  /** Called after a failed live order queued its profiles for release (wakes the worker). */
-  onReleaseRecorded?: () => void;
 }
 
 /** The typed client of catalogue the configuration names. */
@@ -26,7 +22,6 @@ export const catalogueClientFromConfig = (config: Config) =>
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const knex = deps.db.knex;
-  const onEvents = deps.onEvents ?? (() => {});
   const catalogue = catalogueClientFromConfig(config);
   const cursors = createCursorCodec(config.CURSOR_SECRET);
 
@@ -34,12 +29,12 @@ export function createApp(deps: AppDeps): Express {
     ...serviceFrame(deps),
     idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
-      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, onEvents, cursors, ...(deps.onReleaseRecorded && { onReleaseRecorded: deps.onReleaseRecorded }) }), app, tsRestOptions);
-      createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex, onEvents }), app, tsRestOptions);
+      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors }), app, tsRestOptions);
+      createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(
         internalInventoryReleasesContract,
-        internalReleasesRouter({ knex, cursors, onReleaseRecorded: deps.onReleaseRecorded }),
+        internalReleasesRouter({ knex, cursors }),
         app,
         operatorRouteOptions,
       );

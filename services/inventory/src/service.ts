@@ -1,11 +1,11 @@
-import { startOutboxRelay, type ServiceDefinition } from '@connectivity/platform';
+import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, startOutboxRelay, type ServiceDefinition } from '@connectivity/platform';
 import { catalogueClientFromConfig, createApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations, SCHEMA } from './db/migrations/index.ts';
 import { startExpirySweeper } from './esims/expiry-sweeper.ts';
 import { startSupplierReleaseWorker } from './orders/supplier-release-worker.ts';
 
-/** inventory: the eSIM routes, plus its outbox relay, expiry sweeper and supplier release worker in the background. */
+/** inventory: the eSIM routes, plus in the background its outbox relay, expiry sweeper, supplier release worker and idempotency purge. */
 export const inventoryService: ServiceDefinition<Config> = {
   name: 'inventory',
   migrations,
@@ -18,13 +18,11 @@ export const inventoryService: ServiceDefinition<Config> = {
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
       logger: runtime.logger,
     });
-    const onEvents = () => relay.wake();
     const sweeper = startExpirySweeper({
       knex: runtime.db.knex,
       logger: runtime.logger,
       intervalMs: config.SWEEPER_INTERVAL_MS,
       batchSize: config.SWEEPER_BATCH_SIZE,
-      onEvents,
     });
     const releases = startSupplierReleaseWorker({
       knex: runtime.db.knex,
@@ -34,12 +32,14 @@ export const inventoryService: ServiceDefinition<Config> = {
       retryBaseMs: config.RELEASE_RETRY_BASE_MS,
       retryMaxMs: config.RELEASE_RETRY_MAX_MS,
     });
-    const app = createApp({ ...runtime, config, onEvents, onReleaseRecorded: () => releases.wake() });
+    const purge = startIdempotencyPurge({ knex: runtime.db.knex, store: idempotencyStore(`${SCHEMA}.${IDEMPOTENCY_TABLE}`), logger: runtime.logger });
+    const app = createApp({ ...runtime, config });
     return Promise.resolve({
       app,
       async stop() {
         await sweeper.stop();
         await releases.stop();
+        await purge.stop();
         await relay.stop();
       },
     });

@@ -59,7 +59,7 @@ describe('a live cancel whose database write fails after the supplier terminated
     expect(h.supplier.state.profiles.get(esim.iccid)?.status).toBe('terminated');
     expect(await stateOf(esim)).toBe('released');
 
-    const sweeper = startExpirySweeper({ knex: h.db.knex, logger: createLogger({ name: 'test', level: 'silent' }), intervalMs: 3_600_000, batchSize: 5, onEvents: () => {} });
+    const sweeper = startExpirySweeper({ knex: h.db.knex, logger: createLogger({ name: 'test', level: 'silent' }), intervalMs: 3_600_000, batchSize: 5 });
     try {
       expect(await sweeper.sweep()).toBeGreaterThanOrEqual(1);
       // A second pass finds nothing left to apply.

@@ -22,7 +22,6 @@ const sweeperAt = (days: number) =>
     logger,
     intervalMs: 3_600_000,
     batchSize: 7,
-    onEvents: () => {},
     now: () => new Date(Date.now() + days * DAY_MS),
   });
 

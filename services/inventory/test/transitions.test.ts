@@ -239,7 +239,7 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
     orderProfiles: () => Promise.reject(new Error('not used')),
     profileAction: () => Promise.reject(new Error('not used')),
   };
-  const deps = () => ({ knex: h.db.knex, catalogue: unusedCatalogue, onEvents: () => {}, now: eightDaysOn });
+  const deps = () => ({ knex: h.db.knex, catalogue: unusedCatalogue, now: eightDaysOn });
 
   it('expires first, then refuses any other move', async () => {
     const esim = await buyEsim(h, caller, 'esim_1GB_7D_US');

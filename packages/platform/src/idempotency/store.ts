@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { Logger } from '../logger.ts';
+import { startPoller, type Poller } from '../work/poller.ts';
 
 /** A response as kept against an idempotency key, and replayed as it was. */
 export interface StoredResponse {
@@ -150,3 +152,18 @@ export const isReplayable = (response: Pick<StoredResponse, 'status' | 'headers'
  * owning service, sealed: the edge passes a retry on, and the service replays it.
  */
 export const isNoStore = (headers: Record<string, string>): boolean => /(^|,)\s*no-store\s*(,|$)/i.test(headers['cache-control'] ?? '');
+
+/** Deletes idempotency records past their 24 hours, a batch per pass, every `intervalMs`. */
+export function startIdempotencyPurge(options: { knex: Knex; store: IdempotencyStore; logger: Logger; intervalMs?: number }): Poller {
+  const batchSize = 1_000;
+  return startPoller({
+    name: `idempotency purge (${options.store.table})`,
+    intervalMs: options.intervalMs ?? 10 * 60_000,
+    logger: options.logger,
+    async pass() {
+      const purged = await options.store.purgeExpired(options.knex, batchSize);
+      if (purged > 0) options.logger.info({ purged, table: options.store.table }, 'purged expired idempotency records');
+      return { done: purged, more: purged === batchSize };
+    },
+  });
+}

@@ -1,7 +1,9 @@
 import { context, propagation } from '@opentelemetry/api';
 import type { Knex } from 'knex';
 import { assertPublishInput } from '../bus/rules.ts';
+import { signalAfterCommit } from '../work/signals.ts';
 import { OUTBOX_TABLE } from './migration.ts';
+import { outboxSignal } from './relay.ts';
 
 export interface OutboxEvent {
   /** The event id; also the bus message id, so a re-publish is dropped as a duplicate. */
@@ -36,6 +38,8 @@ export function createOutbox(schema: string): Outbox {
       // rather than store an event the relay can never publish.
       assertPublishInput({ id: event.id, subject: event.subject, payload: event.payload, headers });
 
+      // The relay wakes as soon as this transaction commits, not at its next poll.
+      signalAfterCommit(trx, outboxSignal(schema));
       await trx
         .withSchema(schema)
         .table(OUTBOX_TABLE)

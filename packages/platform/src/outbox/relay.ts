@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import type { Bus } from '../bus/types.ts';
+import { domainMetrics, observeGauge } from '../telemetry/metrics.ts';
+import { claimDue } from '../work/claim.ts';
+import { startPoller } from '../work/poller.ts';
 import { OUTBOX_TABLE } from './migration.ts';
 
 /** The subset of pino the relay uses, so any pino logger (or a test double) fits. */
@@ -14,9 +17,9 @@ export interface OutboxRelayOptions {
   bus: Bus;
   /** The service's schema, holding its `outbox` table. */
   schema: string;
-  /** Pause between polls when nothing is due. */
+  /** Pause between polls when nothing is due (commits that add rows wake the relay at once). */
   pollIntervalMs?: number;
-  /** Rows locked and published per transaction. */
+  /** Rows claimed and published per pass. */
   batchSize?: number;
   /** Delay before the first retry of a row whose publish failed; doubles per attempt. */
   baseBackoffMs?: number;
@@ -57,14 +60,18 @@ interface TickResult {
 
 const DAY_MS = 86_400_000;
 
+/** The work signal of a schema's outbox: raised after a commit that added rows (see `Outbox.add`). */
+export const outboxSignal = (schema: string): string => `outbox:${schema}`;
+
 /**
- * Publishes a service's outbox rows to the bus. Each tick locks a batch of due rows with
- * `FOR UPDATE SKIP LOCKED` and leases them (so several relays, in one process or many, never
- * publish a row concurrently), then publishes them in order with message id = event id outside
- * any transaction, and marks them published. A crash after publishing but before marking leaves
- * the rows pending: after the lease they are published again and the bus drops them as
- * duplicates of the same id. A failed publish is retried later with exponential backoff and
- * jitter; the other rows of the batch go on.
+ * Publishes a service's outbox rows to the bus, on the platform's poller: woken the moment a
+ * transaction that added rows commits, polling otherwise. Each pass claims a batch of due rows
+ * with a lease (`claimDue`: several relays, in one process or many, never publish a row
+ * concurrently), publishes them in order with message id = event id outside any transaction,
+ * and marks them published. A crash after publishing but before marking leaves the rows pending:
+ * after the lease they are published again and the bus drops them as duplicates of the same id.
+ * A failed publish is retried later with exponential backoff and jitter; the rest of the batch
+ * goes on. Published rows past the retention are pruned now and then.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const {
@@ -80,176 +87,118 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     leaseMs = 30_000,
     logger,
   } = options;
-
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let polling = false;
-  let currentPoll: Promise<void> | undefined;
-  let wakeRequested = false;
-  let consecutiveErrors = 0;
+  const table = `${schema}.${OUTBOX_TABLE}`;
   let lastPruneAt = 0;
-  // Ticks of one relay run one after another: a flush must not miss rows because the poller
-  // holds them locked (SKIP LOCKED would make them invisible to it).
-  let queue: Promise<unknown> = Promise.resolve();
 
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
+  const claim = async (): Promise<OutboxRow[]> => {
+    const rows = await claimDue<OutboxRow & { created_at: Date }>(knex, {
+      table,
+      key: 'id',
+      due: { sql: 'published_at is null and next_attempt_at <= now()', bindings: [] },
+      orderBy: 'created_at, id',
+      limit: batchSize,
+      set: { sql: "next_attempt_at = now() + ? * interval '1 millisecond'", bindings: [leaseMs] },
+      returning: ['id', 'subject', 'payload', 'headers', 'attempts', 'created_at'],
+    });
+    // Published in the order they were written.
+    return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
   };
 
-  /**
-   * Takes up to a batch of due rows for this relay: locked with SKIP LOCKED just long enough to
-   * push their `next_attempt_at` one lease ahead, so no other relay takes them while they are
-   * published, and no transaction stays open across the remote calls to the bus.
-   */
-  async function claim(): Promise<OutboxRow[]> {
-    return knex.transaction(async (trx) => {
-      const rows = (await trx
-        .withSchema(schema)
-        .from(OUTBOX_TABLE)
-        .select('id', 'subject', 'payload', 'headers', 'attempts')
-        .whereNull('published_at')
-        .andWhere('next_attempt_at', '<=', trx.fn.now())
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .limit(batchSize)
-        .forUpdate()
-        .skipLocked()) as OutboxRow[];
-      if (rows.length > 0) {
-        await trx
-          .withSchema(schema)
-          .table(OUTBOX_TABLE)
-          .whereIn(
-            'id',
-            rows.map((row) => row.id),
-          )
-          .update({ next_attempt_at: trx.raw("now() + ? * interval '1 millisecond'", [leaseMs]) });
-      }
-      return rows;
-    });
-  }
-
-  async function tick(): Promise<TickResult> {
+  async function publishBatch(): Promise<TickResult> {
     const rows = await claim();
     const published: string[] = [];
     const failed: { row: OutboxRow; error: unknown }[] = [];
     for (const row of rows) {
       try {
-        const result = await bus.publish({
-          id: row.id,
-          subject: row.subject,
-          payload: row.payload,
-          headers: row.headers ?? {},
-        });
-        if (result.duplicate) {
-          logger?.info({ eventId: row.id, subject: row.subject }, 'outbox event was already on the bus');
-        }
+        const result = await bus.publish({ id: row.id, subject: row.subject, payload: row.payload, headers: row.headers ?? {} });
+        if (result.duplicate) logger?.info({ eventId: row.id, subject: row.subject }, 'outbox event was already on the bus');
         published.push(row.id);
       } catch (error) {
         failed.push({ row, error });
       }
     }
-
     // A crash before these writes leaves the rows claimed until the lease ends; they are then
     // published again and the bus drops them as duplicates of the same message id.
     if (published.length > 0) {
-      await knex.withSchema(schema).table(OUTBOX_TABLE).whereIn('id', published).update({ published_at: knex.fn.now(), last_error: null });
+      await knex.table(table).whereIn('id', published).update({ published_at: knex.fn.now(), last_error: null });
     }
     for (const { row, error } of failed) {
       const attempts = row.attempts + 1;
       const delayMs = backoffMs(attempts, baseBackoffMs, maxBackoffMs);
       const message = errorMessage(error);
+      domainMetrics.outboxPublishFailed(schema);
       logger?.warn({ eventId: row.id, subject: row.subject, attempts, retryInMs: delayMs, err: message }, 'outbox publish failed; will retry');
       await knex
-        .withSchema(schema)
-        .table(OUTBOX_TABLE)
+        .table(table)
         .where('id', row.id)
-        .update({
-          attempts,
-          next_attempt_at: knex.raw("now() + ? * interval '1 millisecond'", [delayMs]),
-          last_error: message.slice(0, 2_000),
-        });
+        .update({ attempts, next_attempt_at: knex.raw("now() + ? * interval '1 millisecond'", [delayMs]), last_error: message.slice(0, 2_000) });
     }
     return { selected: rows.length, published: published.length };
   }
 
-  async function drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const { selected, published } = await tick();
-      total += published;
-      // Stop when nothing is due, or when a whole batch failed: the bus is probably down and
-      // those rows now wait for their backoff; walking the whole backlog now would be futile.
-      if (selected === 0 || published === 0) return total;
-    }
-  }
-
-  async function pruneNow(): Promise<number> {
-    return knex
-      .withSchema(schema)
-      .table(OUTBOX_TABLE)
+  const pruneNow = (): Promise<number> =>
+    knex
+      .table(table)
       .whereNotNull('published_at')
       .andWhere('published_at', '<', knex.raw("now() - ? * interval '1 millisecond'", [retentionMs]))
       .delete();
-  }
 
-  async function poll(): Promise<void> {
-    timer = undefined;
-    polling = true;
-    wakeRequested = false;
-    let delay = pollIntervalMs;
-    try {
-      await serialized(drain);
-      if (Date.now() - lastPruneAt >= pruneIntervalMs) {
+  const poller = startPoller({
+    name: `outbox relay (${schema})`,
+    intervalMs: pollIntervalMs,
+    maxBackoffMs,
+    wakeOn: [outboxSignal(schema)],
+    ...(logger && { logger }),
+    async pass() {
+      const { selected, published } = await publishBatch();
+      if (selected === 0 && Date.now() - lastPruneAt >= pruneIntervalMs) {
         lastPruneAt = Date.now();
-        const pruned = await serialized(pruneNow);
+        const pruned = await pruneNow();
         if (pruned > 0) logger?.info({ schema, pruned }, 'pruned published outbox rows');
       }
-      if (consecutiveErrors > 0) logger?.info({ schema }, 'outbox relay recovered');
-      consecutiveErrors = 0;
-    } catch (error) {
-      consecutiveErrors += 1;
-      // Back off while the database is unreachable instead of logging five errors a second.
-      delay = backoffMs(consecutiveErrors, pollIntervalMs, maxBackoffMs);
-      logger?.error({ schema, err: errorMessage(error), retryInMs: delay }, 'outbox relay tick failed');
-    } finally {
-      polling = false;
-    }
-    schedule(wakeRequested ? 0 : delay);
-  }
+      // A whole batch that failed means the bus is probably down: those rows wait for their
+      // backoff; walking the whole backlog now would be futile.
+      return { done: published, more: selected === batchSize && published > 0 };
+    },
+  });
 
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      currentPoll = poll();
-    }, delayMs);
-    // The relay alone must not keep a process (or a test worker) alive.
-    timer.unref();
-  }
-
-  // The first poll waits one interval like the others, so a relay's flush() right after start
-  // (tests, a shutdown) is not raced by a poll; call wake() to publish at once.
-  schedule(pollIntervalMs);
+  const stopGauges = observeOutbox(knex, schema, table);
 
   return {
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await currentPoll;
-      await queue;
+      stopGauges();
+      await poller.stop();
     },
-    flush: () => serialized(drain),
-    wake() {
-      if (stopped) return;
-      if (polling) {
-        wakeRequested = true;
-        return;
-      }
-      if (timer) clearTimeout(timer);
-      schedule(0);
-    },
-    prune: () => serialized(pruneNow),
+    flush: () => poller.runOnce(),
+    wake: () => poller.wake(),
+    prune: pruneNow,
+  };
+}
+
+/** Rows pending and the age of the oldest, per schema, read when metrics are collected. */
+function observeOutbox(knex: Knex, schema: string, table: string): () => void {
+  let latest: Promise<{ pending: number; oldest: number }> | undefined;
+  let latestAt = 0;
+  // Both gauges read one query, at most once a second.
+  const read = () => {
+    if (!latest || Date.now() - latestAt > 1_000) {
+      latestAt = Date.now();
+      latest = knex
+        .table(table)
+        .whereNull('published_at')
+        .first<{ pending: string; oldest: number | null }>(knex.raw('count(*) as pending'), knex.raw('extract(epoch from now() - min(created_at)) as oldest'))
+        .then((row) => ({ pending: Number(row?.pending ?? 0), oldest: Number(row?.oldest ?? 0) }));
+    }
+    return latest;
+  };
+  const stops = [
+    observeGauge('connectivity.outbox.pending', { description: 'Outbox rows not yet published.' }, async () => [{ value: (await read()).pending, attributes: { schema } }]),
+    observeGauge('connectivity.outbox.oldest_age', { description: 'Age of the oldest unpublished outbox row.', unit: 's' }, async () => [
+      { value: (await read()).oldest, attributes: { schema } },
+    ]),
+  ];
+  return () => {
+    for (const stop of stops) stop();
   };
 }
 

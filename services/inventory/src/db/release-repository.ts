@@ -1,5 +1,9 @@
+import { claimDue } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { SCHEMA } from './migrations/schema.ts';
+
+/** The work signal of supplier releases: raised when one is recorded or retried. */
+export const RELEASES_SIGNAL = 'inventory:supplier-releases';
 
 /** Profiles of an unrecorded live order, waiting to be released at the supplier. */
 export interface SupplierRelease {
@@ -61,18 +65,15 @@ export const releaseRepository = {
    * them until the lease runs out (a crashed worker's claim simply lapses).
    */
   async claimDue(db: Knex, nowMs: number, leaseMs: number, limit: number): Promise<SupplierRelease[]> {
-    const due = releases(db)
-      .select('order_reference')
-      .where('status', 'pending')
-      .andWhere('next_attempt_at', '<=', nowMs)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked();
-    const rows = await releases(db)
-      .whereIn('order_reference', due)
-      .update({ next_attempt_at: nowMs + leaseMs, attempts: db.raw('attempts + 1') })
-      .returning<ReleaseRow[]>(['order_reference', 'account_id', 'iccids', 'reason', 'attempts']);
+    const rows = await claimDue<ReleaseRow>(db, {
+      table: `${SCHEMA}.supplier_releases`,
+      key: 'order_reference',
+      due: { sql: "status = 'pending' and next_attempt_at <= ?", bindings: [nowMs] },
+      orderBy: 'next_attempt_at',
+      limit,
+      set: { sql: 'next_attempt_at = ?, attempts = attempts + 1', bindings: [nowMs + leaseMs] },
+      returning: ['order_reference', 'account_id', 'iccids', 'reason', 'attempts'],
+    });
     return rows.map((row) => ({ ...row, attempts: Number(row.attempts) }));
   },
 

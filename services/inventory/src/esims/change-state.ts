@@ -12,7 +12,6 @@ import { recordEsimEvents } from '../events/esim-events.ts';
 export interface ChangeStateDeps {
   knex: Knex;
   catalogue: CatalogueClient;
-  onEvents: () => void;
   now?: () => Date;
 }
 
@@ -85,7 +84,6 @@ export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIcc
     await recordIdempotentAnswer(trx, 200, toPublicEsim(esim));
     return { esim, moved, refusal: undefined };
   });
-  if (result.moved) deps.onEvents();
   if (result.refusal) throw result.refusal;
   return toPublicEsim(result.esim);
 }

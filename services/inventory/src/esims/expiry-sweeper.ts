@@ -1,4 +1,4 @@
-import type { Logger } from '@connectivity/platform';
+import { domainMetrics, startPoller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { esimRepository } from '../db/esim-repository.ts';
 import type { EsimRecord } from '../domain/esim.ts';
@@ -10,7 +10,6 @@ export interface ExpirySweeperOptions {
   logger: Logger;
   intervalMs: number;
   batchSize: number;
-  onEvents: () => void;
   now?: () => Date;
 }
 
@@ -28,9 +27,6 @@ export interface ExpirySweeper {
  */
 export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper {
   const now = options.now ?? (() => new Date());
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
 
   async function batch(): Promise<number> {
     const at = now();
@@ -48,56 +44,21 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
     });
   }
 
-  async function sweep(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const expired = await batch();
-      total += expired;
-      if (expired > 0) options.onEvents();
-      if (expired < options.batchSize) break;
+  /** One pass: a batch of eSIMs past validity, then a batch of recorded supplier terminations. */
+  async function pass(): Promise<{ done: number; more: boolean }> {
+    const expired = await batch();
+    const { taken, moved } = await applyRecordedTerminations(options.knex, now(), options.batchSize);
+    if (expired + moved > 0) {
+      domainMetrics.sweeperMoved(expired + moved);
+      options.logger.info({ expired: expired + moved }, 'expired eSIMs past their validity');
     }
-    // Cancels the supplier confirmed whose own write failed: recorded here, once.
-    for (;;) {
-      const { taken, moved } = await applyRecordedTerminations(options.knex, now(), options.batchSize);
-      total += moved;
-      if (moved > 0) options.onEvents();
-      if (taken < options.batchSize) return total;
-    }
+    return { done: expired + moved, more: expired === options.batchSize || taken === options.batchSize };
   }
 
-  // One sweep at a time per instance; a call during a sweep waits for it and sweeps again.
-  const serialized = async (): Promise<number> => {
-    while (running) await running.catch(() => undefined);
-    running = sweep();
-    try {
-      return await running;
-    } finally {
-      running = undefined;
-    }
-  };
-
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      serialized()
-        .then((count) => {
-          if (count > 0) options.logger.info({ expired: count }, 'expired eSIMs past their validity');
-        })
-        .catch((error: unknown) => {
-          options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'expiry sweep failed');
-        })
-        .finally(schedule);
-    }, options.intervalMs);
-    timer.unref();
-  }
-  schedule();
+  const poller = startPoller({ name: 'expiry sweeper', intervalMs: options.intervalMs, logger: options.logger, pass });
 
   return {
-    sweep: serialized,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
+    sweep: () => poller.runOnce(),
+    stop: () => poller.stop(),
   };
 }

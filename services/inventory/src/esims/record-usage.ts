@@ -9,7 +9,6 @@ import { recordEsimEvents, type EsimChange } from '../events/esim-events.ts';
 
 export interface RecordUsageDeps {
   knex: Knex;
-  onEvents: () => void;
   now?: () => Date;
 }
 
@@ -49,7 +48,6 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
     await recordIdempotentAnswer(trx, 200, toPublicEsim(outcome.esim));
     return { esim: outcome.esim, emitted: changes.length > 0, refusal: undefined };
   });
-  if (result.emitted) deps.onEvents();
   if (result.refusal) throw result.refusal;
   return toPublicEsim(result.esim);
 }

@@ -1,11 +1,11 @@
 import { ApiError, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, recordIdempotentAnswer, type Logger } from '@connectivity/platform';
+import { newId, recordIdempotentAnswer, signalWork, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { accountRepository, defaultAccount } from '../db/account-repository.ts';
 import { esimRepository, isDuplicateIccid } from '../db/esim-repository.ts';
 import { orderRepository } from '../db/order-repository.ts';
-import { releaseRepository } from '../db/release-repository.ts';
+import { releaseRepository, RELEASES_SIGNAL } from '../db/release-repository.ts';
 import type { Caller } from '../domain/access.ts';
 import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
@@ -16,10 +16,6 @@ export interface PlaceOrderDeps {
   knex: Knex;
   catalogue: CatalogueClient;
   logger: Logger;
-  /** Called after a commit that wrote events, so the relay publishes them without waiting. */
-  onEvents: () => void;
-  /** Called after profiles of a failed live order were recorded for release at the supplier. */
-  onReleaseRecorded?: () => void;
   now?: () => Date;
 }
 
@@ -110,7 +106,6 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
       }
       throw error;
     }
-    deps.onEvents();
     return order;
   }
 }
@@ -129,7 +124,7 @@ async function recordRelease(deps: PlaceOrderDeps, caller: Caller, orderId: stri
       { order_reference: orderId, account_id: caller.accountId, iccids: profiles.map((p) => p.iccid), reason },
       (deps.now ?? (() => new Date()))().getTime(),
     );
-    deps.onReleaseRecorded?.();
+    signalWork(RELEASES_SIGNAL);
     deps.logger.warn({ orderId, reason }, 'live order not recorded; its supplier profiles will be released');
   } catch (error) {
     // The database is failing too: only the log is left to tell the operator.

@@ -1,9 +1,9 @@
 import { isApiError } from '@connectivity/contracts';
-import type { Logger } from '@connectivity/platform';
+import { startPoller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { esimRepository } from '../db/esim-repository.ts';
-import { releaseRepository, type SupplierRelease } from '../db/release-repository.ts';
+import { releaseRepository, RELEASES_SIGNAL, type SupplierRelease } from '../db/release-repository.ts';
 import { releaseRetryDelayMs } from '../domain/release-backoff.ts';
 
 export interface SupplierReleaseWorkerOptions {
@@ -20,7 +20,7 @@ export interface SupplierReleaseWorkerOptions {
 export interface SupplierReleaseWorker {
   /** Works through every release due now; resolves with how many were finished. */
   runOnce(): Promise<number>;
-  /** Runs soon instead of at the next interval (a release was just recorded). */
+  /** Runs now instead of at the next interval (recording a release signals it too). */
   wake(): void;
   stop(): Promise<void>;
 }
@@ -37,9 +37,6 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
   const batchSize = options.batchSize ?? 20;
   // A claim outlives the calls it covers (each bounded by the catalogue client's timeout).
   const leaseMs = Math.max(options.retryBaseMs, 60_000);
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
 
   async function release(item: SupplierRelease): Promise<void> {
     const caller = { accountId: item.account_id, environment: 'live' as const };
@@ -65,53 +62,21 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
     options.logger.info({ orderId: item.order_reference, profiles: item.iccids.length }, 'released the supplier profiles of an unrecorded order');
   }
 
-  async function runOnce(): Promise<number> {
-    let finished = 0;
-    for (;;) {
+  const poller = startPoller({
+    name: 'supplier releases',
+    intervalMs: options.intervalMs,
+    wakeOn: [RELEASES_SIGNAL],
+    logger: options.logger,
+    async pass() {
       const due = await releaseRepository.claimDue(options.knex, now(), leaseMs, batchSize);
-      for (const item of due) {
-        await release(item);
-        finished += 1;
-      }
-      if (due.length < batchSize) return finished;
-    }
-  }
-
-  // One run at a time per instance; a call during a run waits for it and runs again.
-  const serialized = async (): Promise<number> => {
-    while (running) await running.catch(() => undefined);
-    running = runOnce();
-    try {
-      return await running;
-    } finally {
-      running = undefined;
-    }
-  };
-
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      serialized()
-        .catch((error: unknown) => {
-          options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'supplier release run failed');
-        })
-        .finally(() => {
-          if (!timer) schedule(options.intervalMs);
-        });
-    }, delayMs);
-    timer.unref();
-  }
-  schedule(options.intervalMs);
+      for (const item of due) await release(item);
+      return { done: due.length, more: due.length === batchSize };
+    },
+  });
 
   return {
-    runOnce: serialized,
-    wake: () => schedule(0),
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
+    runOnce: () => poller.runOnce(),
+    wake: () => poller.wake(),
+    stop: () => poller.stop(),
   };
 }

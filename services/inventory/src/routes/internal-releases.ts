@@ -1,7 +1,8 @@
 import { internalInventoryReleasesContract } from '@connectivity/contracts';
-import type { CursorCodec } from '@connectivity/platform';
+import { signalWork, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import type { Knex } from 'knex';
+import { RELEASES_SIGNAL } from '../db/release-repository.ts';
 import { listReleases, retryRelease } from '../orders/supplier-releases.ts';
 
 const s = initServer();
@@ -9,8 +10,6 @@ const s = initServer();
 export interface InternalReleasesDeps {
   knex: Knex;
   cursors: CursorCodec;
-  /** Wakes the release worker after a retry. */
-  onReleaseRecorded?: (() => void) | undefined;
   now?: () => Date;
 }
 
@@ -21,7 +20,7 @@ export function internalReleasesRouter(deps: InternalReleasesDeps) {
     listSupplierReleases: async ({ query }) => ({ status: 200, body: await listReleases(deps.knex, deps.cursors, query) }),
     retrySupplierRelease: async ({ params }) => {
       const release = await retryRelease(deps.knex, params.releaseId, now().getTime());
-      deps.onReleaseRecorded?.();
+      signalWork(RELEASES_SIGNAL);
       return { status: 200, body: release };
     },
   });

@@ -1,0 +1,3 @@
+export * from './claim.ts';
+export * from './poller.ts';
+export * from './signals.ts';
