@@ -456,6 +456,39 @@ describe('deploy/grafana/dashboards/connectivity.json', () => {
   });
 });
 
+// ---- the runbook --------------------------------------------------------------------------------------------
+
+describe('docs/runbook.md', () => {
+  const runbook = read('docs/runbook.md');
+  const block = /```promql\n([\s\S]*?)```/.exec(runbook)?.[1] ?? '';
+  // One expression per line; a line that starts with spaces continues the one above.
+  const examples = block
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+    .reduce<string[]>((list, line) => (/^\s/.test(line) && list.length > 0 ? [...list.slice(0, -1), `${list.at(-1)} ${line.trim()}`] : [...list, line]), []);
+
+  it('explains every metric in its table, with an example query for each', () => {
+    const table = runbook.slice(runbook.indexOf('### Every metric'), runbook.indexOf('### PromQL'));
+    expect(METRICS.filter((metric) => !table.includes(`| \`${metric}\``))).toEqual([]);
+    const queried = new Set(examples.flatMap((expr) => metricNames(expr).map(metricOf)));
+    expect(METRICS.filter((metric) => !queried.has(metric))).toEqual([]);
+    expect(examples.flatMap(metricNames).filter((name) => !SERIES_NAMES.has(name))).toEqual([]);
+  });
+
+  it('names every alert of alerts.yml, and no other in bold', () => {
+    const rules = alerts.groups.flatMap((g) => g.rules.map((r) => r.alert ?? ''));
+    const named = [...runbook.matchAll(/\*\*(Connectivity\w+)\*\*/g)].map((m) => m[1]);
+    expect([...new Set(named)].sort()).toEqual([...rules].sort());
+  });
+
+  it.skipIf(!hasPromtool)('has only example queries Prometheus parses', () => {
+    const file = path.join(scratch, 'runbook-rules.yml');
+    writeFileSync(file, stringifyYaml({ groups: [{ name: 'runbook', rules: examples.map((expr, i) => ({ record: `runbook:expr_${i}`, expr })) }] }));
+    const result = promtool('check', 'rules', file);
+    expect(result.status, result.output).toBe(0);
+  });
+});
+
 describe('the PromQL reader of this test', () => {
   it('finds metric names, not functions, labels, keywords or variables', () => {
     expect(
