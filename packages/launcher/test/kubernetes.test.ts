@@ -33,6 +33,14 @@ const DEPLOYABLES = ['gateway', 'catalogue', 'inventory', 'sandbox-simulator', '
 type Deployable = (typeof DEPLOYABLES)[number];
 const HTTP_PORT = 8080;
 const ADMIN_PORT = 8090;
+/** Where each process serves /metrics: the gateway on its admin listener, never the public port. */
+const METRICS_PORT: Record<Deployable, number> = {
+  gateway: ADMIN_PORT,
+  catalogue: HTTP_PORT,
+  inventory: HTTP_PORT,
+  'sandbox-simulator': HTTP_PORT,
+  notifications: HTTP_PORT,
+};
 const MIGRATE_COMMAND = ['node', 'packages/launcher/src/migrate.ts'];
 
 /** Who calls whom, with the variable that holds the callee's URL (each service's src/config.ts). */
@@ -349,7 +357,9 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
     };
     const expected = (source: string, target: Deployable, port: number): boolean => {
       if (target === 'gateway' && port === HTTP_PORT) return true;
-      if (target === 'gateway' && port === ADMIN_PORT) return source === 'operator';
+      // Prometheus reaches the admin listener for /metrics only; the gateway asks the admin
+      // token on every other path there.
+      if (target === 'gateway' && port === ADMIN_PORT) return source === 'operator' || source === 'prometheus';
       if (port !== HTTP_PORT) return false;
       return source === 'prometheus' || CALLS.some((call) => call.from === source && call.to === target);
     };
@@ -406,8 +416,11 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
       // The preStop sleep plus the service's own drain (under 10 s) must fit in the grace period.
       if (preStop[0] !== 'sleep' || !(Number(preStop[1]) > 0 && Number(preStop[1]) <= 15)) problems.push(`${name}: preStop should sleep a few seconds while the endpoint is removed`);
       const annotations = deployment.spec?.template.metadata?.annotations ?? {};
-      if (annotations['prometheus.io/scrape'] !== 'true' || annotations['prometheus.io/path'] !== '/metrics' || annotations['prometheus.io/port'] !== String(HTTP_PORT)) {
-        problems.push(`${name}: Prometheus scrape annotations missing`);
+      const metricsPort = METRICS_PORT[name as Deployable];
+      if (annotations['prometheus.io/scrape'] !== 'true' || annotations['prometheus.io/path'] !== '/metrics' || annotations['prometheus.io/port'] !== String(metricsPort)) {
+        problems.push(`${name}: Prometheus scrape annotations missing or not on port ${metricsPort}`);
+      } else if (!mainContainer(deployment)?.ports?.some((p) => p.containerPort === metricsPort)) {
+        problems.push(`${name}: scraped on port ${metricsPort}, which its container does not declare`);
       }
     }
     expect(problems).toEqual([]);
