@@ -4,14 +4,17 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.ts';
 import { accessLog } from './edge/access-log.ts';
 import { createForwarder, type Forwarder } from './edge/forward.ts';
-import { addressBucket, applyRateLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
-import { createRateLimiter } from './edge/rate-limiter.ts';
+import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
+import { applyAddressLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
 import { docsRoutes } from './routes/docs.ts';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
-  /** Woken after a request wrote an `api_key.*` event (the relay started by the service). */
-  outboxRelay?: { wake(): void };
+  /**
+   * The edge's in-process state (key cache, key use, rate limiter). Made from the config unless
+   * given; either way it is on `app.locals.edge`, for its owner to stop.
+   */
+  edge?: EdgeState;
   /** Replaces the HTTP forwarder (the embedded runner may route in process). */
   forwarder?: Forwarder;
 }
@@ -23,6 +26,7 @@ export interface AppDeps extends ServiceRuntime {
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const baseUrl = config.PUBLIC_BASE_URL;
+  const edge = deps.edge ?? createEdgeState(deps, config);
   const pipelineDeps: PipelineDeps = {
     knex: deps.db.knex,
     logger,
@@ -40,7 +44,7 @@ export function createApp(deps: AppDeps): Express {
         baseUrl,
         logger,
       }),
-    rateLimiter: createRateLimiter(deps.db.knex),
+    edge,
     cursors: createCursorCodec(resolveCursorSecret(config)),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     timetable: config.SERVICE_VERSION_TIMETABLE,
@@ -50,13 +54,13 @@ export function createApp(deps: AppDeps): Express {
       leaseMs: config.IDEMPOTENCY_LEASE_MS,
       retentionMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
     },
-    onEventsWritten: () => deps.outboxRelay?.wake(),
   };
 
   const app = express();
   app.disable('x-powered-by');
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = baseUrl;
+  app.locals.edge = edge;
   // Conditional GETs would turn API responses into bodiless 304s; clients expect JSON.
   app.set('etag', false);
   // The edge makes its own request ids: a client cannot choose the id its logs are filed under.
@@ -72,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   // No key needed: the machine-readable spec and the reference rendered from it.
   const publicLimit: RequestHandler = async (req, res, next) => {
     try {
-      await applyRateLimit(pipelineDeps, res, addressBucket(req), config.RATE_LIMIT_PER_MINUTE);
+      await applyAddressLimit(pipelineDeps, req, res);
       next();
     } catch (error) {
       next(error);

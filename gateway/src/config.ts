@@ -41,6 +41,22 @@ export const configSchema = serviceConfigSchema(8080).extend({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Requests per minute per API key; an account may have its own value (set by the operator). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** The window of the limit (DECISIONS.md: 60 s); shorter only in tests. */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  /**
+   * Where the counters live: `redis` (shared by every instance; needs REDIS_URL), `memory` (one
+   * process: the embedded form), `postgres` (shared, a write per request). `auto`: redis with
+   * REDIS_URL, else postgres with DATABASE_URL, else memory.
+   */
+  RATE_LIMIT_STORE: z.enum(['auto', 'redis', 'memory', 'postgres']).default('auto'),
+  /** Redis for the shared rate limit (e.g. `redis://127.0.0.1:6379`). */
+  REDIS_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  /** Prefix of the gateway's Redis keys, so deployments sharing a Redis keep apart. */
+  REDIS_KEY_PREFIX: z.string().min(1).default('connectivity:rl'),
+  /** A cached API key is re-read in the background after this; change notices drop it at once. */
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How often the last use of keys is written (one statement for all keys used since). */
+  KEY_USE_FLUSH_MS: z.coerce.number().int().min(100).default(30_000),
   /** How long a stored idempotent response is replayed (DECISIONS.md: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   SERVICE_VERSION_TIMETABLE: timetableSchema,

@@ -4,6 +4,7 @@ import {
   MEMORY_DATA_DIR,
   closeServer,
   listen,
+  startIdempotencyPurge,
   startOutboxRelay,
   type ServiceDefinition,
   type ServiceRuntime,
@@ -12,11 +13,10 @@ import {
 import { createAdminApp } from './admin/admin-app.ts';
 import { removeAdminFile, writeAdminFile } from './admin/admin-file.ts';
 import { createApp } from './app.ts';
+import { createEdgeState } from './edge/edge-state.ts';
 import { loadConfig, type Config } from './config.ts';
 import { gatewayIdempotency } from './db/idempotency-repository.ts';
 import { SCHEMA, migrations } from './db/migrations/index.ts';
-
-const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /**
  * The gateway as a deployable: the public app, the outbox relay for `api_key.*` events, the
@@ -33,15 +33,9 @@ export interface StartedGateway extends StartedService {
 export async function startGateway(runtime: ServiceRuntime, config: Config): Promise<StartedGateway> {
     const { db, bus, logger } = runtime;
     const relay = startOutboxRelay({ knex: db.knex, bus, schema: SCHEMA, logger });
-    const app = createApp({ ...runtime, config, outboxRelay: relay });
-
-    const purge = setInterval(() => {
-      gatewayIdempotency.purgeExpired(db.knex).then(
-        (purged) => purged > 0 && logger.info({ purged }, 'purged expired idempotency records'),
-        (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'idempotency purge failed'),
-      );
-    }, PURGE_INTERVAL_MS);
-    purge.unref();
+    const edge = createEdgeState(runtime, config);
+    const app = createApp({ ...runtime, config, edge });
+    const purge = startIdempotencyPurge({ knex: db.knex, store: gatewayIdempotency, logger });
 
     const adminToken = config.ADMIN_TOKEN ?? randomBytes(32).toString('base64url');
     const adminApp = createAdminApp({
@@ -51,7 +45,7 @@ export async function startGateway(runtime: ServiceRuntime, config: Config): Pro
       baseUrl: config.PUBLIC_BASE_URL,
       inventory: { url: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
       catalogue: { url: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
-      onEventsWritten: () => relay.wake(),
+      keysChanged: edge.keysChanged,
     });
     const adminServer: Server = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);
     const address = adminServer.address();
@@ -67,9 +61,10 @@ export async function startGateway(runtime: ServiceRuntime, config: Config): Pro
       adminUrl,
       adminToken,
       async stop() {
-        clearInterval(purge);
         await closeServer(adminServer);
         if (adminFile) await removeAdminFile(adminFile);
+        await purge.stop();
+        await edge.stop();
         await relay.stop();
       },
     };

@@ -1,7 +1,7 @@
-import { createLogger, startOutboxRelay } from '@connectivity/platform';
+import { startOutboxRelay } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, revokeKeyById, rotateKey } from '../src/index.ts';
+import { revokeKeyById, rotateKey } from '../src/index.ts';
 import { bearer, startHarness, type Harness } from './support/harness.ts';
 
 let h: Harness;
@@ -41,7 +41,7 @@ describe('api_key events', () => {
 
   it('api_key.first_used exactly once, even with concurrent requests on two gateway instances', async () => {
     const a = await h.account();
-    const second = createApp({ db: h.db, bus: h.bus, logger: createLogger({ name: 'second', level: 'silent' }), config: h.config });
+    const second = h.secondInstance();
     const responses = await Promise.all(
       Array.from({ length: 16 }, (_, i) => request(i % 2 === 0 ? h.app : second).get('/v1/version').set(bearer(a.test))),
     );

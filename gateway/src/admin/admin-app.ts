@@ -1,5 +1,5 @@
 import { ApiError, SCOPES, apiErrorFromZod } from '@connectivity/contracts';
-import { errorHandler, requestId, type Logger } from '@connectivity/platform';
+import { errorHandler, metricsHandler, requestId, type Logger } from '@connectivity/platform';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { z, type ZodTypeAny } from 'zod';
@@ -7,6 +7,7 @@ import { findAccount, setRateLimit } from '../db/accounts-repository.ts';
 import { listKeys, toApiKey } from '../db/keys-repository.ts';
 import { createAccount, restrictKey, revokeKeyById, rotateKey } from '../keys/key-admin.ts';
 import { accessLog } from '../edge/access-log.ts';
+import type { KeyChangeNotice } from '../keys/key-cache.ts';
 import { requireAdminToken } from './admin-auth.ts';
 import type { InternalTarget } from './internal-put.ts';
 import { putInventorySettings } from './inventory-settings.ts';
@@ -21,8 +22,8 @@ export interface AdminDeps {
   inventory: InternalTarget;
   /** catalogue owns the live-ordering switch. */
   catalogue: InternalTarget;
-  /** Called after a change wrote `api_key.*` events to the outbox. */
-  onEventsWritten: () => void;
+  /** Announces a key or account change to every gateway instance, so none serves a stale copy. */
+  keysChanged: (notice: KeyChangeNotice) => void;
 }
 
 const scopesSchema = z.array(z.enum(SCOPES)).min(1);
@@ -84,6 +85,8 @@ export function createAdminApp(deps: AdminDeps): Express {
   app.disable('x-powered-by');
   app.use(requestId({ trustHeader: false }));
   app.use(accessLog(deps.logger));
+  // Prometheus scrapes the gateway here, not on the public listener; nothing else skips the token.
+  app.get('/metrics', (req, res) => metricsHandler(req, res));
   app.use(requireAdminToken(deps.adminToken));
   app.use(express.json({ limit: '64kb', strict: false }));
 
@@ -92,7 +95,7 @@ export function createAdminApp(deps: AdminDeps): Express {
     handler(async (req) => {
       const body = parse(createAccountBody, req.body);
       const created = await createAccount(deps.knex, { name: body.name ?? null });
-      deps.onEventsWritten();
+      deps.keysChanged({ accountId: created.account.id, issued: true });
       return {
         status: 201,
         body: {
@@ -113,7 +116,7 @@ export function createAdminApp(deps: AdminDeps): Express {
     handler(async (req) => {
       const body = parse(issueKeyBody, req.body);
       const issued = await rotateKey(deps.knex, String(req.params.accountId), body.environment, { scopes: body.scopes });
-      deps.onEventsWritten();
+      deps.keysChanged({ accountId: String(req.params.accountId), issued: true });
       return { status: 201, body: { ...issued.key, secret: issued.secret, replaced: issued.revoked } };
     }),
   );
@@ -122,7 +125,9 @@ export function createAdminApp(deps: AdminDeps): Express {
     '/admin/keys/:keyId',
     handler(async (req) => {
       const body = parse(restrictBody, req.body);
-      return { status: 200, body: await restrictKey(deps.knex, String(req.params.keyId), body.scopes) };
+      const restricted = await restrictKey(deps.knex, String(req.params.keyId), body.scopes);
+      deps.keysChanged({ keyIds: [restricted.id] });
+      return { status: 200, body: restricted };
     }),
   );
 
@@ -130,7 +135,7 @@ export function createAdminApp(deps: AdminDeps): Express {
     '/admin/keys/:keyId/revoke',
     handler(async (req) => {
       const revoked = await revokeKeyById(deps.knex, String(req.params.keyId));
-      deps.onEventsWritten();
+      deps.keysChanged({ keyIds: [revoked.id] });
       return { status: 200, body: revoked };
     }),
   );
@@ -143,7 +148,10 @@ export function createAdminApp(deps: AdminDeps): Express {
       if (!(await findAccount(deps.knex, accountId))) {
         throw new ApiError('resource_not_found', { param: 'account', message: `No account ${accountId}.` });
       }
-      if (body.rate_limit_per_minute !== undefined) await setRateLimit(deps.knex, accountId, body.rate_limit_per_minute);
+      if (body.rate_limit_per_minute !== undefined) {
+        await setRateLimit(deps.knex, accountId, body.rate_limit_per_minute);
+        deps.keysChanged({ accountId });
+      }
       let inventory: unknown = null;
       if (body.verified !== undefined || body.live_balance_cents !== undefined) {
         inventory = await putInventorySettings({ ...deps.inventory, requestId }, accountId, {

@@ -26,9 +26,11 @@ export async function findDevAccount(db: Knex): Promise<AccountRow | undefined> 
   return await db.table(ACCOUNTS).where({ is_dev: true }).first<AccountRow | undefined>();
 }
 
-/** Pins the version on the account's first call; a no-op once pinned (the first pin wins). */
-export async function pinVersion(db: Knex, accountId: string, version: string): Promise<void> {
+/** Pins the version on the account's first call (the first pin wins); resolves with the pinned version. */
+export async function pinVersion(db: Knex, accountId: string, version: string): Promise<string> {
   await db.table(ACCOUNTS).where({ id: accountId }).whereNull('pinned_version').update({ pinned_version: version });
+  const row = await db.table(ACCOUNTS).where({ id: accountId }).first<{ pinned_version: string | null } | undefined>('pinned_version');
+  return row?.pinned_version ?? version;
 }
 
 export async function setRateLimit(db: Knex, accountId: string, perMinute: number | null): Promise<boolean> {

@@ -1,5 +1,7 @@
+import { context, trace } from '@opentelemetry/api';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { ApiError, isRouteMatch, matchRoute, type RouteEntry } from '@connectivity/contracts';
-import type { CursorCodec, Logger } from '@connectivity/platform';
+import { domainMetrics, type CursorCodec, type Logger } from '@connectivity/platform';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
@@ -9,10 +11,10 @@ import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
-import { authenticate, recordKeyUse } from './authenticate.ts';
 import { UpstreamFailure, upstreamError, type Forwarder } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
-import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
+import type { EdgeState } from './edge-state.ts';
+import type { RateLimitDecision } from './rate-limiter.ts';
 import { parseJsonObject, readRawBody } from './read-body.ts';
 import { validateRequest } from './validate-request.ts';
 
@@ -20,14 +22,12 @@ export interface PipelineDeps {
   knex: Knex;
   logger: Logger;
   forwarder: Forwarder;
-  rateLimiter: RateLimiter;
+  edge: EdgeState;
   cursors: CursorCodec;
   rateLimitPerMinute: number;
   timetable: VersionTimetable;
   deprecationLink: string;
   idempotency: { leaseMs: number; retentionMs: number };
-  /** Called after a commit that wrote outbox rows, so events leave without waiting for a poll. */
-  onEventsWritten: () => void;
 }
 
 const setHeaders = (res: Response, headers: Record<string, string>) => {
@@ -40,21 +40,23 @@ const setHeaders = (res: Response, headers: Record<string, string>) => {
  * request gets for an earlier reason (DECISIONS.md puts the version check before the limit).
  */
 export async function countRequest(deps: PipelineDeps, res: Response, bucket: string, perMinute: number): Promise<RateLimitDecision> {
-  const decision = await deps.rateLimiter.consume(bucket, perMinute);
-  setHeaders(res, rateLimitHeaders(decision, RATE_LIMIT_WINDOW_SECONDS));
+  const decision = await deps.edge.rateLimiter.consume(bucket, perMinute);
+  setHeaders(res, rateLimitHeaders(decision, decision.windowSeconds));
   return decision;
 }
 
-export function refuseIfLimited(res: Response, decision: RateLimitDecision): void {
+export function refuseIfLimited(res: Response, decision: RateLimitDecision, scope: 'key' | 'address'): void {
   if (decision.allowed) return;
+  domainMetrics.rateLimitRefused(scope);
   res.setHeader('Retry-After', String(decision.retryAfterSeconds));
   throw new ApiError('rate_limited', {
     message: `Too many requests: ${decision.limit} per minute. Retry after ${decision.retryAfterSeconds} seconds.`,
   });
 }
 
-export async function applyRateLimit(deps: PipelineDeps, res: Response, bucket: string, perMinute: number): Promise<void> {
-  refuseIfLimited(res, await countRequest(deps, res, bucket, perMinute));
+/** Counts a request that carries no valid key, per client address, and refuses it once spent. */
+export async function applyAddressLimit(deps: PipelineDeps, req: Request, res: Response): Promise<void> {
+  refuseIfLimited(res, await countRequest(deps, res, addressBucket(req), deps.rateLimitPerMinute), 'address');
 }
 
 /** The bucket of requests that carry no valid key: counted per client address. */
@@ -80,12 +82,12 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   // throttles anyone guessing keys.
   let key: AuthenticatedKeyRow;
   try {
-    key = await authenticate(deps.knex, req.get('authorization'));
+    key = await deps.edge.keys.authenticate(req.get('authorization'));
   } catch (error) {
-    await applyRateLimit(deps, res, addressBucket(req), deps.rateLimitPerMinute);
+    await applyAddressLimit(deps, req, res);
     throw error;
   }
-  if (await recordKeyUse(deps.knex, key)) deps.onEventsWritten();
+  await deps.edge.keyUse.note(key);
 
   // The request is counted now, per key (with the account's own budget when the operator set
   // one), so a refusal for the version below carries the rate-limit headers too.
@@ -96,15 +98,22 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   if (!choice.ok) throw new ApiError('unsupported_version', { param: 'Service-Version' });
   res.setHeader('Service-Version', choice.version);
   setHeaders(res, deprecationHeaders(deps.timetable[choice.version], deps.deprecationLink));
-  if (key.pinned_version === null) await pinVersion(deps.knex, key.account_id, choice.version);
+  if (key.pinned_version === null) {
+    const pinned = await pinVersion(deps.knex, key.account_id, choice.version);
+    deps.edge.keys.patchAccount(key.account_id, { pinned_version: pinned });
+  }
 
   // 3. Rate limit.
-  refuseIfLimited(res, decision);
+  refuseIfLimited(res, decision, 'key');
 
   // 4. Route, from the contract's route table; a known path with another method is no route either.
   const match = matchRoute(req.method, req.originalUrl);
   if (!isRouteMatch(match)) throw new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` });
   const { entry, params } = match;
+  // The request's span and HTTP metrics are named by the contract route, not the edge's catch-all.
+  const rpc = getRPCMetadata(context.active());
+  if (rpc?.type === RPCType.HTTP) rpc.route = entry.route.path;
+  trace.getActiveSpan()?.updateName(`${req.method} ${entry.route.path}`);
 
   // 5. Scope, then environment.
   if (!hasScopes(key.scopes, entry.metadata.scopes)) {

@@ -1,45 +1,76 @@
+import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { secondsUntil, type RateLimitState } from '../domain/rate-limit-headers.ts';
 
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
-
-export type RateLimitDecision = RateLimitState & { allowed: boolean; retryAfterSeconds: number };
+export type RateLimitDecision = RateLimitState & { allowed: boolean; retryAfterSeconds: number; windowSeconds: number };
 
 export interface RateLimiter {
+  /** Where the counters live (for logs and tests). */
+  readonly store: RateLimitStore;
   /** Counts one request against `bucket` with a budget of `perMinute`. */
   consume(bucket: string, perMinute: number): Promise<RateLimitDecision>;
+  close(): Promise<void>;
 }
 
 /**
- * A fixed-window counter per bucket in `gateway.rate_limits`, through rate-limiter-flexible's
- * PostgreSQL store, so every gateway instance shares it. The store borrows a connection from
- * the knex pool for each statement and gives it straight back, so it works on the embedded
- * database's pool of one. The table comes from the gateway's migrations (`tableCreated`), and
- * one limiter exists per distinct budget: all of them share the table, since a row holds only
- * the points used, and the budget is applied when reading it.
+ * Where the per-key counters live. `redis`: shared by every gateway instance, one in-memory
+ * increment per request in a store made for it, exact across instances. `memory`: this process
+ * only, exact; the embedded form (one process by definition). `postgres`: shared through the
+ * database, a write per request (the fallback of a distributed form without Redis).
  */
-export function createRateLimiter(knex: Knex): RateLimiter {
-  const limiters = new Map<number, RateLimiterPostgres>();
-  const limiterFor = (points: number): RateLimiterPostgres => {
+export type RateLimitStore = 'redis' | 'memory' | 'postgres';
+
+export interface RateLimiterOptions {
+  store: RateLimitStore;
+  knex: Knex;
+  /** With `redis`. */
+  redisUrl?: string | undefined;
+  /** Keeps one deployment's (or test's) counters apart from another's on a shared Redis. */
+  keyPrefix?: string;
+  /** The fixed window (DECISIONS.md: 60 s). */
+  windowSeconds: number;
+}
+
+/**
+ * A fixed-window counter per bucket (rate-limiter-flexible), one limiter per distinct budget.
+ * On Redis, while Redis is unreachable each instance counts in memory instead (the library's
+ * insurance limiter), so an outage degrades the limit to per-instance rather than failing requests.
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const prefix = options.keyPrefix ?? 'rl';
+  let redis: Redis | undefined;
+  if (options.store === 'redis') {
+    if (!options.redisUrl) throw new Error('the redis rate-limit store needs REDIS_URL');
+    // Commands fail fast while Redis is down (the insurance limiter answers), rather than queue.
+    redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    redis.on('error', () => undefined);
+  }
+  const limiters = new Map<number, RateLimiterAbstract>();
+  const limiterFor = (points: number): RateLimiterAbstract => {
     let limiter = limiters.get(points);
     if (!limiter) {
-      limiter = new RateLimiterPostgres({
-        storeClient: knex,
-        storeType: 'knex',
-        schemaName: 'gateway',
-        tableName: 'rate_limits',
-        tableCreated: true,
-        keyPrefix: 'rl',
-        points,
-        duration: RATE_LIMIT_WINDOW_SECONDS,
-      });
+      const common = { keyPrefix: prefix, points, duration: options.windowSeconds };
+      switch (options.store) {
+        case 'redis':
+          limiter = new RateLimiterRedis({ ...common, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(common) });
+          break;
+        case 'memory':
+          limiter = new RateLimiterMemory(common);
+          break;
+        case 'postgres':
+          // The table comes from the gateway's migrations; the store borrows a connection per
+          // statement, so it works on the embedded database's pool of one.
+          limiter = new RateLimiterPostgres({ ...common, storeClient: options.knex, storeType: 'knex', schemaName: 'gateway', tableName: 'rate_limits', tableCreated: true });
+          break;
+      }
       limiters.set(points, limiter);
     }
     return limiter;
   };
 
   return {
+    store: options.store,
     async consume(bucket, perMinute) {
       let res: RateLimiterRes;
       let allowed = true;
@@ -52,7 +83,10 @@ export function createRateLimiter(knex: Knex): RateLimiter {
         allowed = false;
       }
       const resetSeconds = secondsUntil(res.msBeforeNext);
-      return { allowed, limit: perMinute, remaining: res.remainingPoints, resetSeconds, retryAfterSeconds: resetSeconds };
+      return { allowed, limit: perMinute, remaining: res.remainingPoints, resetSeconds, retryAfterSeconds: resetSeconds, windowSeconds: options.windowSeconds };
+    },
+    async close() {
+      if (redis) await redis.quit().catch(() => redis?.disconnect());
     },
   };
 }

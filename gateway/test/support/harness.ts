@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { createLogger, runMigrations, type Database, type Bus } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import type { Express } from 'express';
 import { createApp, loadConfig, migrations, type Config } from '../../src/index.ts';
+import { createEdgeState, type EdgeState } from '../../src/edge/edge-state.ts';
 import { createAccount } from '../../src/keys/key-admin.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
@@ -16,6 +18,9 @@ export interface Harness {
   /** The environment the config was read from, to start more gateway parts alike. */
   env: Record<string, string>;
   upstream: Upstream;
+  edge: EdgeState;
+  /** Another gateway instance on the same database, bus and rate-limit store (stopped at close). */
+  secondInstance(): Express;
   /** A fresh account with both keys; `scopes` restricts both. */
   account(): Promise<{ accountId: string; test: string; live: string; testKeyId: string; liveKeyId: string }>;
   close(): Promise<void>;
@@ -41,11 +46,21 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     SANDBOX_SIMULATOR_URL: upstream.url,
     NOTIFICATIONS_URL: upstream.url,
     UPSTREAM_TIMEOUT_MS: '1500',
+    // The shared limiter when the machine has Redis (its keys apart per harness), else this process's.
+    ...(process.env.REDIS_URL
+      ? { RATE_LIMIT_STORE: 'redis', REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}` }
+      : { RATE_LIMIT_STORE: 'memory' }),
     ...env,
   };
   const config = loadConfig(configEnv);
   const logger = createLogger({ name: 'gateway-test', level: 'silent' });
-  const app = createApp({ db, bus, logger, config });
+  const instances: EdgeState[] = [];
+  const instance = (name: string) => {
+    const edge = createEdgeState({ db, bus, logger: createLogger({ name, level: 'silent' }) }, config);
+    instances.push(edge);
+    return { edge, app: createApp({ db, bus, logger, config, edge }) };
+  };
+  const { app, edge } = instance('gateway-test');
   return {
     app,
     db,
@@ -53,6 +68,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     config,
     env: configEnv,
     upstream,
+    edge,
+    secondInstance: () => instance('second').app,
     async account() {
       const created = await createAccount(db.knex);
       return {
@@ -64,6 +81,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       };
     },
     async close() {
+      for (const running of instances) await running.stop();
       await upstream.close();
       await bus.close();
       await db.close();

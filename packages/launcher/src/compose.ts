@@ -22,7 +22,9 @@ export interface Composition {
  * in the distributed form. Used by `pnpm start` and by the end-to-end tests.
  */
 export async function startComposition({ runtime, env: baseEnv, port, host }: ComposeOptions): Promise<Composition> {
-  const env = { ...baseEnv };
+  // One process serves every gateway request here: its own memory counts the rate limit exactly,
+  // unless a shared Redis is configured.
+  const env: NodeJS.ProcessEnv = { RATE_LIMIT_STORE: baseEnv.REDIS_URL ? 'redis' : 'memory', ...baseEnv };
   const started: StartedService[] = [];
   const servers: Server[] = [];
   let gatewayUrl = '';

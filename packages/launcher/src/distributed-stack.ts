@@ -84,6 +84,7 @@ export async function startDistributedStack(options: DistributedStackOptions): P
     ADMIN_TOKEN: adminToken,
     ADMIN_HOST: '127.0.0.1',
     DATA_DIR: 'memory://',
+    REDIS_KEY_PREFIX: `dist:${unique}`,
     LOG_LEVEL: 'warn',
     OTEL_METRICS_EXPORTER: 'none',
     ...options.env,

@@ -385,3 +385,27 @@ describe.each(adapters.filter((kind) => kind === 'jetstream'))('two deployments 
     }
   });
 });
+
+describe.each(adapters)('notices (%s)', (kind) => {
+  it('reach every listener of the subject, and none of another subject', async () => {
+    const a = await createTestBus({ kind });
+    try {
+      const heard: string[] = [];
+      const one = await a.listen<{ n: number }>('control.keys', (p) => heard.push(`one:${p.n}`));
+      const two = await a.listen<{ n: number }>('control.keys', (p) => heard.push(`two:${p.n}`));
+      const other = await a.listen<{ n: number }>('control.other', (p) => heard.push(`other:${p.n}`));
+      await a.notify('control.keys', { n: 1 });
+      await waitFor('both listeners', () => heard.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard.sort()).toEqual(['one:1', 'two:1']);
+      await one.stop();
+      await a.notify('control.keys', { n: 2 });
+      await waitFor('the remaining listener', () => heard.length >= 3);
+      expect(heard).toContain('two:2');
+      expect(heard).not.toContain('one:2');
+      await Promise.all([two.stop(), other.stop()]);
+    } finally {
+      await a.close();
+    }
+  });
+});

@@ -62,6 +62,8 @@ function recordingBus(bus: Bus) {
       return result;
     },
     subscribe: (opts, handler) => bus.subscribe(opts, handler),
+    notify: (subject, payload) => bus.notify(subject, payload),
+    listen: (subject, handler) => bus.listen(subject, handler),
     ping: () => bus.ping(),
     close: () => bus.close(),
   };
@@ -81,6 +83,8 @@ function failingFirst(bus: Bus, id: string, failures: number): Bus {
       return bus.publish(input);
     },
     subscribe: (opts, handler) => bus.subscribe(opts, handler),
+    notify: (subject, payload) => bus.notify(subject, payload),
+    listen: (subject, handler) => bus.listen(subject, handler),
     ping: () => bus.ping(),
     close: () => bus.close(),
   };
@@ -291,6 +295,8 @@ describe.each(combos)('outbox on $kind with the $busKind bus', ({ create, busKin
         return bus.publish(input);
       },
       subscribe: (opts, handler) => bus.subscribe(opts, handler),
+      notify: (subject, payload) => bus.notify(subject, payload),
+      listen: (subject, handler) => bus.listen(subject, handler),
       ping: () => bus.ping(),
       close: () => bus.close(),
     });

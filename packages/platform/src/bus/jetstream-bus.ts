@@ -10,7 +10,7 @@ import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, StreamConfig } from '@nats-io/jetstream';
 import { deadLetterSubject } from './types.ts';
-import type { Bus, BusMessage, MessageHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
+import type { Bus, BusMessage, MessageHandler, NoticeHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
 import {
   assertPublishInput,
   deadLetterHeaders,
@@ -278,6 +278,36 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       };
       subscriptions.add(subscription);
       return subscription;
+    },
+
+    notify(subject: string, payload: unknown): Promise<void> {
+      if (closed) throw new Error('bus: the JetStream bus is closed');
+      // Core NATS: every connection subscribed right now hears it; nothing is stored.
+      nc.publish(`${prefix}${subject}`, encodePayload(payload));
+      return Promise.resolve();
+    },
+
+    listen<T = unknown>(subject: string, handler: NoticeHandler<T>): Promise<Subscription> {
+      if (closed) throw new Error('bus: the JetStream bus is closed');
+      const sub = nc.subscribe(`${prefix}${subject}`, {
+        callback: (err, msg) => {
+          if (err) {
+            report(err, `listen ${subject}`);
+            return;
+          }
+          try {
+            handler(msg.json<T>());
+          } catch (error) {
+            report(error, `listen ${subject}`);
+          }
+        },
+      });
+      return Promise.resolve({
+        stop: async () => {
+          if (!sub.isClosed()) sub.unsubscribe();
+          await Promise.resolve();
+        },
+      });
     },
 
     async ping(): Promise<void> {

@@ -5,7 +5,7 @@
  * maxDeliver, and one delivery at a time per durable, in order. Each bus is its own world.
  */
 import { deadLetterSubject } from './types.ts';
-import type { Bus, BusMessage, MessageHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
+import type { Bus, BusMessage, MessageHandler, NoticeHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
 import {
   assertPublishInput,
   deadLetterHeaders,
@@ -182,8 +182,34 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     };
   }
 
+  const listeners = new Set<{ subject: string; handler: NoticeHandler }>();
+
   return {
     kind: 'memory',
+
+    notify(subject: string, payload: unknown): Promise<void> {
+      assertOpen();
+      const body = encodePayload(payload);
+      // Heard on a later turn, as over a network.
+      setImmediate(() => {
+        for (const listener of listeners) {
+          if (subjectMatches(listener.subject, subject)) listener.handler(JSON.parse(body) as unknown);
+        }
+      });
+      return Promise.resolve();
+    },
+
+    listen<T = unknown>(subject: string, handler: NoticeHandler<T>): Promise<Subscription> {
+      assertOpen();
+      const listener = { subject, handler: handler as NoticeHandler };
+      listeners.add(listener);
+      return Promise.resolve({
+        stop: () => {
+          listeners.delete(listener);
+          return Promise.resolve();
+        },
+      });
+    },
 
     async publish(input: PublishInput): Promise<PublishResult> {
       assertOpen();

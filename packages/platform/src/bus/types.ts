@@ -48,10 +48,21 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/** A handler of broadcast notices (see `Bus.notify`). */
+export type NoticeHandler<T = unknown> = (payload: T) => void;
+
 export interface Bus {
   readonly kind: 'jetstream' | 'memory';
   publish(input: PublishInput): Promise<PublishResult>;
   subscribe<T = unknown>(opts: SubscribeOptions, handler: MessageHandler<T>): Promise<Subscription>;
+  /**
+   * A notice to every process listening on `subject` right now (fan-out, at most once, not
+   * stored): for hints such as "this API key changed", where a missed notice is covered by
+   * another mechanism (a cache's expiry). Subjects live beside, never inside, the event stream.
+   */
+  notify(subject: string, payload: unknown): Promise<void>;
+  /** Hears the notices of `subject` (exact subject, or NATS wildcards) until stopped. */
+  listen<T = unknown>(subject: string, handler: NoticeHandler<T>): Promise<Subscription>;
   /** Throws when the bus is unreachable; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

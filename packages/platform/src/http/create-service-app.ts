@@ -5,6 +5,7 @@ import { idempotencyStore } from '../idempotency/store.ts';
 import { IDEMPOTENCY_TABLE } from '../idempotency/migration.ts';
 import { idempotentRequests, type AnswerSealer } from '../idempotency/requests.ts';
 import type { Logger } from '../logger.ts';
+import { metricsHandler } from '../telemetry/start.ts';
 import { errorHandler, noSuchRoute } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './health.ts';
 import { readIdentity, requireInternalToken } from './internal-auth.ts';
@@ -54,6 +55,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     }),
   );
   app.use(healthRoutes(options.checks));
+  // Prometheus scrapes every service here (internal listeners only; the gateway's is on its admin listener).
+  app.get('/metrics', (req, res) => metricsHandler(req, res));
   app.use(requireInternalToken(options.internalToken));
   app.use(readIdentity);
   app.use(

@@ -45,6 +45,8 @@ export async function createTestBus(options: TestBusOptions = {}): Promise<Bus> 
     kind: bus.kind,
     publish: (input) => bus.publish(input),
     subscribe: (opts, handler) => bus.subscribe(opts, handler),
+    notify: (subject, payload) => bus.notify(subject, payload),
+    listen: (subject, handler) => bus.listen(subject, handler),
     ping: () => bus.ping(),
     async close() {
       await bus.close();

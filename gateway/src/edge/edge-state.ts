@@ -1,0 +1,54 @@
+import type { ServiceRuntime } from '@connectivity/platform';
+import type { Config } from '../config.ts';
+import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../keys/key-cache.ts';
+import { KeyUse } from '../keys/key-use.ts';
+import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate-limiter.ts';
+
+/**
+ * What the edge keeps in process so a request needs no database round trip in steady state: the
+ * key cache (with the bus notices that keep every instance's copy right), the key-use
+ * bookkeeping, and the rate limiter.
+ */
+export interface EdgeState {
+  keys: KeyCache;
+  keyUse: KeyUse;
+  rateLimiter: RateLimiter;
+  /** Announces a key or account change to every instance (this one first). */
+  keysChanged: (notice: KeyChangeNotice) => void;
+  stop(): Promise<void>;
+}
+
+/** The store `RATE_LIMIT_STORE=auto` means for this configuration. */
+export function rateLimitStoreOf(config: Pick<Config, 'RATE_LIMIT_STORE' | 'REDIS_URL' | 'DATABASE_URL'>): RateLimitStore {
+  if (config.RATE_LIMIT_STORE !== 'auto') return config.RATE_LIMIT_STORE;
+  if (config.REDIS_URL) return 'redis';
+  // Without a database server the gateway is the only process on its (embedded) database.
+  return config.DATABASE_URL ? 'postgres' : 'memory';
+}
+
+export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
+  const keys = new KeyCache({ knex: runtime.db.knex, bus: runtime.bus, logger: runtime.logger, ttlMs: config.KEY_CACHE_TTL_MS });
+  const listening = keys.start().catch((error: unknown) => {
+    runtime.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'listening for key changes failed; cached keys expire by age only');
+  });
+  const keyUse = new KeyUse({ knex: runtime.db.knex, logger: runtime.logger, flushMs: config.KEY_USE_FLUSH_MS });
+  const rateLimiter = createRateLimiter({
+    store: rateLimitStoreOf(config),
+    knex: runtime.db.knex,
+    redisUrl: config.REDIS_URL,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+  });
+  return {
+    keys,
+    keyUse,
+    rateLimiter,
+    keysChanged: keyChangeNotifier(runtime.bus, keys, runtime.logger),
+    async stop() {
+      await listening;
+      await keys.stop();
+      await keyUse.stop();
+      await rateLimiter.close();
+    },
+  };
+}
