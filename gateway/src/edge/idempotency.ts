@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@connectivity/contracts';
-import { inProgress, isReplayable, keyReused, requestFingerprint, type Logger } from '@connectivity/platform';
+import { domainMetrics, inProgress, isReplayable, keyReused, requestFingerprint, type Logger } from '@connectivity/platform';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { gatewayIdempotency, type StoredResponse } from '../db/idempotency-repository.ts';
@@ -58,10 +58,13 @@ export async function runIdempotent(
   });
   switch (outcome.kind) {
     case 'replay':
+      domainMetrics.idempotencyReplayed('edge');
       return { response: outcome.response, replayed: true };
     case 'mismatch':
+      domainMetrics.idempotencyConflict('mismatch');
       throw keyReused();
     case 'in_progress':
+      domainMetrics.idempotencyConflict('in_progress');
       throw inProgress(options.res);
     case 'claimed':
       break;

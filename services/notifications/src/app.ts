@@ -11,8 +11,6 @@ export interface AppDeps extends ServiceRuntime {
   config: Config;
   /** DNS for live endpoint checks; the system resolver unless a test plays DNS. */
   resolveHost?: ResolveHost;
-  /** Told when requests queue deliveries (replay), so the worker starts them at once. */
-  onQueued?: () => void;
   /** Seals new signing secrets; made from WEBHOOK_SECRET_KEY unless given. */
   secrets?: SecretBox;
 }
@@ -21,7 +19,6 @@ export interface AppDeps extends ServiceRuntime {
 export function createApp(deps: AppDeps): Express {
   const cursors = createCursorCodec(resolveCursorSecret(deps.config));
   const resolveHost = deps.resolveHost ?? systemResolveHost;
-  const onQueued = deps.onQueued ?? (() => {});
   const secrets = deps.secrets ?? createSecretBox(deps.config.WEBHOOK_SECRET_KEY, deps.config.WEBHOOK_SECRET_KEY_PREVIOUS);
   return createServiceApp({
     ...serviceFrame(deps),
@@ -33,7 +30,7 @@ export function createApp(deps: AppDeps): Express {
       sealer: { seal: (plain, context) => secrets.seal(plain, context), open: (sealed, context) => secrets.open(sealed, context) },
     },
     routes: (app) => {
-      mountEventRoutes(app, { db: deps.db, cursors, onQueued });
+      mountEventRoutes(app, { db: deps.db, cursors });
       mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost, secrets, maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS });
     },
   });

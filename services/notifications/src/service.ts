@@ -1,7 +1,7 @@
-import type { ServiceDefinition } from '@connectivity/platform';
+import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, type ServiceDefinition } from '@connectivity/platform';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
-import { migrations } from './db/migrations/index.ts';
+import { migrations, SCHEMA } from './db/migrations/index.ts';
 import { startDeliveryWorker } from './delivery/delivery-worker.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
 import { startEventConsumer } from './events/event-consumer.ts';
@@ -56,18 +56,19 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
           logger: runtime.logger,
           maxDeliver: config.EVENT_MAX_DELIVER,
           backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS,
-          onStored: () => worker.wake(),
         });
       } catch (err) {
         await worker.stop();
         throw err;
       }
-      const app = createApp({ ...runtime, config, resolveHost, secrets, onQueued: () => worker.wake() });
+      const purge = startIdempotencyPurge({ knex: runtime.db.knex, store: idempotencyStore(`${SCHEMA}.${IDEMPOTENCY_TABLE}`), logger: runtime.logger });
+      const app = createApp({ ...runtime, config, resolveHost, secrets });
       return {
         app,
         async stop() {
           await consumer.stop();
           await worker.stop();
+          await purge.stop();
         },
       };
     },

@@ -21,6 +21,7 @@ import {
   subjectMatches,
 } from './rules.ts';
 import type { ResolvedSubscribeOptions } from './rules.ts';
+import { domainMetrics } from '../telemetry/metrics.ts';
 import { tracePublish, traceProcess } from './trace-context.ts';
 
 export interface JetStreamBusOptions {
@@ -180,6 +181,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
 
   async function handle(m: JsMsg, o: ResolvedSubscribeOptions, handler: MessageHandler, matches: (subject: string) => boolean): Promise<void> {
     const deliveryCount = m.info.deliveryCount;
+    if (deliveryCount > 1) domainMetrics.consumerRedelivered(o.durable);
     let failure: { err: unknown } | undefined;
     if (matches(unprefix(m.subject))) {
       // Tell the server the handler is still working, so a slow handler is not redelivered meanwhile.
@@ -208,6 +210,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
     }
     try {
       await deadLetter(m, o, failure.err);
+      domainMetrics.consumerDeadLettered(o.durable);
       m.term('dead-lettered');
     } catch (err) {
       report(err, `dead-letter ${o.durable}`);
@@ -268,6 +271,9 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       })();
 
       const subscription: Subscription = {
+        async lag(): Promise<number> {
+          return (await consumer.info()).num_pending;
+        },
         async stop(): Promise<void> {
           if (abort.signal.aborted) return;
           abort.abort();

@@ -16,6 +16,7 @@ import {
   subjectMatches,
 } from './rules.ts';
 import type { ResolvedSubscribeOptions } from './rules.ts';
+import { domainMetrics } from '../telemetry/metrics.ts';
 import { tracePublish, traceProcess } from './trace-context.ts';
 
 export interface MemoryBusOptions {
@@ -121,6 +122,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       deliveryCount,
     };
     const { durable, maxDeliver, backoffMs } = d.options;
+    if (deliveryCount > 1) domainMetrics.consumerRedelivered(durable);
     try {
       if (!handler) throw new Error('bus: no handler');
       await traceProcess('memory', durable, msg, () => handler(msg));
@@ -128,6 +130,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       if (deliveryCount >= maxDeliver) {
         // Dead letters bypass de-duplication: they keep the original id, which was already seen.
         append(deadLetterSubject(durable, stored.subject), stored.id, stored.body, deadLetterHeaders(stored.headers, err, durable, deliveryCount));
+        domainMetrics.consumerDeadLettered(durable);
       } else {
         d.pending.set(stored.seq, { deliveries: deliveryCount, dueAt: Date.now() + redeliveryDelay(backoffMs, deliveryCount) });
       }
@@ -172,6 +175,10 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     kick(durable);
     let stopped = false;
     return {
+      lag(): Promise<number> {
+        const waiting = log.slice(durable.cursor).filter((m) => durable.options.filterSubjects.some((f) => subjectMatches(f, m.subject))).length;
+        return Promise.resolve(waiting + durable.pending.size);
+      },
       async stop(): Promise<void> {
         if (stopped) return;
         stopped = true;

@@ -46,6 +46,8 @@ export type MessageHandler<T = unknown> = (msg: BusMessage<T>) => Promise<void>;
 
 export interface Subscription {
   stop(): Promise<void>;
+  /** Messages on the stream not yet delivered to this durable (its lag); notices have none. */
+  lag?(): Promise<number>;
 }
 
 /** A handler of broadcast notices (see `Bus.notify`). */

@@ -4,6 +4,7 @@ import { ApiError, INTERNAL_HEADERS } from '@connectivity/contracts';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.ts';
+import { domainMetrics } from '../telemetry/metrics.ts';
 import { requestFingerprint } from './fingerprint.ts';
 import { isReplayable, type ClaimRef, type IdempotencyStore, type StoredResponse } from './store.ts';
 
@@ -109,12 +110,15 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       });
       switch (outcome.kind) {
         case 'replay':
+          domainMetrics.idempotencyReplayed('service');
           replay(res, outcome.response, options.sealer ? options.sealer.open(outcome.response.body, sealContext(ref)) : outcome.response.body);
           return;
         case 'mismatch':
+          domainMetrics.idempotencyConflict('mismatch');
           next(keyReused());
           return;
         case 'in_progress':
+          domainMetrics.idempotencyConflict('in_progress');
           next(inProgress(res));
           return;
         case 'claimed':

@@ -1,5 +1,9 @@
 import type { ApiEvent as Event, Environment, EventType } from '@connectivity/contracts';
+import { claimDue as claimDueRows, signalAfterCommit } from '@connectivity/platform';
 import type { Knex } from 'knex';
+
+/** The work signal of deliveries: raised after a commit that queued some. */
+export const DELIVERIES_SIGNAL = 'notifications:deliveries';
 
 /**
  * Delivery work lives here, not in process memory: a `pending` row is due at `next_attempt_at`.
@@ -25,6 +29,7 @@ export async function enqueueEvent(trx: Knex.Transaction, eventId: string, now: 
      where ev.id = ?`,
     [now, eventId],
   );
+  if (result.rowCount > 0) signalAfterCommit(trx, DELIVERIES_SIGNAL);
   return result.rowCount;
 }
 
@@ -32,7 +37,7 @@ export type ReplayFilter = { eventId: string } | { since: number };
 
 /** Queues past events again (fresh deliveries, same event ids); returns what was queued. */
 export async function enqueueReplay(
-  knex: Knex,
+  knex: Knex.Transaction,
   scope: { accountId: string; environment: Environment },
   filter: ReplayFilter,
   now: Date,
@@ -46,6 +51,7 @@ export async function enqueueReplay(
      returning event_id, endpoint_id`,
     [now, scope.accountId, scope.environment, value],
   );
+  if (result.rows.length > 0) signalAfterCommit(knex, DELIVERIES_SIGNAL);
   return {
     events: new Set(result.rows.map((row) => row.event_id)).size,
     endpoints: new Set(result.rows.map((row) => row.endpoint_id)).size,
@@ -76,51 +82,50 @@ interface DueRow {
   trace_context: Record<string, string> | null;
 }
 
-/** Claims up to `limit` due deliveries until `leaseUntil`; deliveries of endpoints disabled meanwhile are cancelled. */
+/**
+ * Claims up to `limit` due deliveries until `leaseUntil` (the platform's lease claim: no other
+ * worker takes them meanwhile), then reads what sending them needs; deliveries of endpoints
+ * disabled or deleted meanwhile are cancelled instead.
+ */
 export async function claimDue(
   knex: Knex,
   options: { now: Date; leaseUntil: Date; limit: number; token: string },
 ): Promise<Claim[]> {
-  return knex.transaction(async (trx) => {
-    const due = await trx.raw<{ rows: DueRow[] }>(
-      `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
-              (e.deleted_at is null and not e.disabled) as usable, ev.envelope, ev.trace_context
-       from notifications.deliveries d
-       join notifications.endpoints e on e.id = d.endpoint_id
-       join notifications.events ev on ev.id = d.event_id
-       where d.status = 'pending' and d.next_attempt_at <= ?
-       order by d.next_attempt_at
-       limit ?
-       for update of d skip locked`,
-      [options.now, options.limit],
-    );
-    const usable = due.rows.filter((row) => row.usable);
-    const stale = due.rows.filter((row) => !row.usable).map((row) => row.id);
-    if (stale.length > 0) {
-      await trx('notifications.deliveries').whereIn('id', stale).update({ status: 'cancelled', updated_at: options.now });
-    }
-    if (usable.length > 0) {
-      await trx('notifications.deliveries')
-        .whereIn(
-          'id',
-          usable.map((row) => row.id),
-        )
-        .update({
-          attempts: trx.raw('attempts + 1'),
-          next_attempt_at: options.leaseUntil,
-          claim_token: options.token,
-          updated_at: options.now,
-        });
-    }
-    return usable.map((row) => ({
+  const claimed = await claimDueRows<{ id: string }>(knex, {
+    table: 'notifications.deliveries',
+    key: 'id',
+    due: { sql: "status = 'pending' and next_attempt_at <= ?", bindings: [options.now] },
+    orderBy: 'next_attempt_at',
+    limit: options.limit,
+    set: { sql: 'attempts = attempts + 1, next_attempt_at = ?, claim_token = ?, updated_at = ?', bindings: [options.leaseUntil, options.token, options.now] },
+    returning: ['id'],
+  });
+  if (claimed.length === 0) return [];
+  const due = await knex.raw<{ rows: DueRow[] }>(
+    `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
+            (e.deleted_at is null and not e.disabled) as usable, ev.envelope, ev.trace_context
+     from notifications.deliveries d
+     join notifications.endpoints e on e.id = d.endpoint_id
+     join notifications.events ev on ev.id = d.event_id
+     where d.id = any(?) and d.claim_token = ?
+     order by d.next_attempt_at`,
+    [claimed.map((row) => row.id), options.token],
+  );
+  const stale = due.rows.filter((row) => !row.usable).map((row) => row.id);
+  if (stale.length > 0) {
+    await knex('notifications.deliveries').whereIn('id', stale).andWhere('claim_token', options.token).update({ status: 'cancelled', claim_token: null, updated_at: options.now });
+  }
+  return due.rows
+    .filter((row) => row.usable)
+    .map((row) => ({
       deliveryId: String(row.id),
       token: options.token,
-      attempt: row.attempts + 1,
+      // `attempts` already counts this one.
+      attempt: row.attempts,
       endpoint: { id: row.endpoint_id, url: row.url, sealedSecret: row.secret_sealed, environment: row.environment },
       event: row.envelope,
       traceContext: row.trace_context ?? {},
     }));
-  });
 }
 
 export interface AttemptRecord {
@@ -145,9 +150,9 @@ export async function recordAttempt(
   knex: Knex,
   record: AttemptRecord,
   options: { disableAfterMs: number; streakReason: string },
-): Promise<void> {
+): Promise<'gone' | 'failing' | undefined> {
   const { claim, at } = record;
-  await knex.transaction(async (trx) => {
+  return knex.transaction(async (trx) => {
     const status = record.succeeded ? 'succeeded' : record.nextAttemptAt ? 'pending' : 'failed';
     // Only the holder of the claim moves the delivery on; a worker whose lease ran out records its attempt and stops.
     await trx('notifications.deliveries')
@@ -174,16 +179,16 @@ export async function recordAttempt(
     const endpoints = trx('notifications.endpoints').where({ id: claim.endpoint.id });
     if (record.succeeded) {
       await endpoints.whereNotNull('failing_since').update({ failing_since: null });
-      return;
+      return undefined;
     }
     const [streak] = await endpoints
       .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
       .returning<{ failing_since: Date; disabled: boolean }[]>(['failing_since', 'disabled']);
-    if (!streak || streak.disabled) return;
+    if (!streak || streak.disabled) return undefined;
     const reason =
       record.disableReason ??
       (at.getTime() - new Date(streak.failing_since).getTime() >= options.disableAfterMs ? options.streakReason : undefined);
-    if (reason === undefined) return;
+    if (reason === undefined) return undefined;
     await trx('notifications.endpoints').where({ id: claim.endpoint.id }).update({
       disabled: true,
       disabled_reason: reason,
@@ -192,6 +197,7 @@ export async function recordAttempt(
     await trx('notifications.deliveries')
       .where({ endpoint_id: claim.endpoint.id, status: 'pending' })
       .update({ status: 'cancelled', claim_token: null, updated_at: at });
+    return record.disableReason === undefined ? 'failing' : 'gone';
   });
 }
 

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import type { Database, Logger } from '@connectivity/platform';
-import { newId } from '@connectivity/platform';
+import { domainMetrics, newId, startPoller, type Database, type Logger } from '@connectivity/platform';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
 import { nextRetryDelayMs, type RetryPolicy } from '../domain/retry-policy.ts';
-import { claimDue, recordAttempt, type Claim } from '../db/deliveries-repository.ts';
+import { claimDue, DELIVERIES_SIGNAL, recordAttempt, type Claim } from '../db/deliveries-repository.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { createPruner, type RetentionOptions } from './retention.ts';
+import { startRetention, type RetentionOptions } from './retention.ts';
 import { sendWebhook } from './http-sender.ts';
 import type { ResolveHost } from './public-host.ts';
 import { signatureHeaders } from './sign.ts';
@@ -28,36 +27,22 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorker {
-  /** Look for due work now instead of at the next poll (a hint; the database is the truth). */
+  /** Look for due work now (commits that queue deliveries signal it too; the database is the truth). */
   wake(): void;
   /** Stops claiming and waits for the attempts under way to be recorded. */
   stop(): Promise<void>;
 }
 
 /**
- * The loop that delivers webhooks: claim due deliveries (committed at once), send them with no
- * transaction open, then record each result. Any number of instances can run side by side.
+ * The worker that delivers webhooks, on the platform's poller (woken when a commit queues
+ * deliveries): claim due deliveries with a lease, send them with no transaction open, then
+ * record each result. Any number of instances can run side by side.
  */
 const tracer = trace.getTracer('@connectivity/notifications');
 
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, logger, policy } = options;
   const streakReason = `Every delivery to this endpoint failed for ${formatDuration(options.disableAfterMs)}: it is disabled until you enable it again.`;
-  let stopping = false;
-  let wakeUp: (() => void) | undefined;
-
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, options.pollIntervalMs);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
-  const prune = createPruner({ knex: db.knex, logger, ...options.retention });
 
   /** The attempt's HTTP call; a secret that cannot be opened fails the attempt without one. */
   async function send(claim: Claim, body: string, at: Date): Promise<AttemptResult> {
@@ -103,7 +88,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const outcome = classifyAttempt(result, finished.getTime());
     trace.getActiveSpan()?.setAttributes({ 'http.response.status_code': outcome.statusCode ?? 0, 'webhook.succeeded': outcome.succeeded });
     const delay = outcome.succeeded || outcome.disableReason ? null : nextRetryDelayMs(policy, claim.attempt, outcome.retryAfterMs);
-    await recordAttempt(
+    const disabled = await recordAttempt(
       db.knex,
       {
         id: newId('webhookAttempt', at.getTime()),
@@ -118,51 +103,49 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       },
       { disableAfterMs: options.disableAfterMs, streakReason },
     );
+    if (outcome.succeeded) {
+      domainMetrics.webhookAttempt('succeeded');
+      domainMetrics.webhookDelivered(Math.max(0, (finished.getTime() - Date.parse(claim.event.time)) / 1000));
+    } else {
+      domainMetrics.webhookAttempt(delay === null ? 'gave_up' : 'retry_scheduled');
+    }
+    if (disabled) domainMetrics.webhookEndpointDisabled(disabled);
     logger.debug(
       { event_id: claim.event.id, endpoint_id: claim.endpoint.id, attempt: claim.attempt, status_code: outcome.statusCode, succeeded: outcome.succeeded },
       'webhook attempt',
     );
   }
 
-  async function runOnce(): Promise<number> {
-    const now = new Date();
-    const claims = await claimDue(db.knex, {
-      now,
-      leaseUntil: new Date(now.getTime() + options.leaseMs),
-      limit: options.batchSize,
-      token: randomUUID(),
-    });
-    await Promise.all(
-      claims.map((claim) =>
-        // A failure to record leaves the claim to expire, so the attempt is made again later.
-        deliverInTrace(claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
-      ),
-    );
-    return claims.length;
-  }
-
-  const loop = (async () => {
-    while (!stopping) {
-      let claimed = 0;
-      try {
-        claimed = await runOnce();
-      } catch (err) {
-        logger.error({ err }, 'claiming webhook deliveries failed');
-      }
-      await prune.whenDue();
+  const poller = startPoller({
+    name: 'webhook deliveries',
+    intervalMs: options.pollIntervalMs,
+    wakeOn: [DELIVERIES_SIGNAL],
+    logger,
+    async pass() {
+      const now = new Date();
+      const claims = await claimDue(db.knex, {
+        now,
+        leaseUntil: new Date(now.getTime() + options.leaseMs),
+        limit: options.batchSize,
+        token: randomUUID(),
+      });
+      await Promise.all(
+        claims.map((claim) =>
+          // A failure to record leaves the claim to expire, so the attempt is made again later.
+          deliverInTrace(claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
+        ),
+      );
       // A full batch suggests more is due: go again at once.
-      if (!stopping && claimed < options.batchSize) await idle();
-    }
-  })();
+      return { done: claims.length, more: claims.length === options.batchSize };
+    },
+  });
+  const retention = startRetention({ knex: db.knex, logger, ...options.retention });
 
   return {
-    wake() {
-      wakeUp?.();
-    },
+    wake: () => poller.wake(),
     async stop() {
-      stopping = true;
-      wakeUp?.();
-      await loop;
+      await retention.stop();
+      await poller.stop();
     },
   };
 }

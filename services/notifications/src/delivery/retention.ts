@@ -1,4 +1,4 @@
-import type { Logger } from '@connectivity/platform';
+import { startPoller, type Logger, type Poller } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { pruneEvents } from '../db/retention-repository.ts';
 
@@ -11,35 +11,23 @@ export interface RetentionOptions {
   batchSize: number;
 }
 
-export interface Pruner {
-  /** Prunes if `intervalMs` has passed since the last run; never throws (a failure is logged and retried next time). */
-  whenDue(): Promise<void>;
-}
-
 /**
- * The retention step of the delivery worker's loop. Each instance prunes on its own; batches
- * skip rows another instance holds, so running several at once only shares the work.
+ * Prunes what outlived the retention, on the platform's poller every `intervalMs`, a batch per
+ * pass. Batches skip rows another instance holds, so running several at once only shares the work.
  */
-export function createPruner(options: RetentionOptions & { knex: Knex; logger: Logger; now?: () => number }): Pruner {
+export function startRetention(options: RetentionOptions & { knex: Knex; logger: Logger; now?: () => number }): Poller {
   const now = options.now ?? Date.now;
-  let lastRun = Number.NEGATIVE_INFINITY;
-  return {
-    async whenDue() {
-      const started = now();
-      if (started - lastRun < options.intervalMs) return;
-      lastRun = started;
-      const before = Math.floor((started - options.keepMs) / 1000);
-      let pruned = 0;
-      try {
-        for (;;) {
-          const batch = await pruneEvents(options.knex, before, options.batchSize);
-          pruned += batch;
-          if (batch < options.batchSize) break;
-        }
-      } catch (err) {
-        options.logger.error({ err }, 'pruning old events failed');
-      }
+  return startPoller({
+    name: 'event retention',
+    intervalMs: options.intervalMs,
+    // The first pass soon after start, so a restarted instance catches up.
+    firstDelayMs: Math.min(options.intervalMs, 1_000),
+    logger: options.logger,
+    async pass() {
+      const before = Math.floor((now() - options.keepMs) / 1000);
+      const pruned = await pruneEvents(options.knex, before, options.batchSize);
       if (pruned > 0) options.logger.info({ events: pruned }, 'pruned events past their retention, with their deliveries and attempts');
+      return { done: pruned, more: pruned === options.batchSize };
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import { eventSchema } from '@connectivity/contracts';
 import { context, propagation } from '@opentelemetry/api';
-import type { Bus, Database, InternalEvent, Logger, Subscription } from '@connectivity/platform';
+import { observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
 import { z } from 'zod';
 import { enqueueEvent } from '../db/deliveries-repository.ts';
 import { insertEvent } from '../db/events-repository.ts';
@@ -21,8 +21,6 @@ export interface EventConsumerOptions {
   logger: Logger;
   maxDeliver: number;
   backoffMs: number[];
-  /** Called after an event was stored and queued, so delivery can start without waiting for a poll. */
-  onStored?: () => void;
 }
 
 /**
@@ -33,7 +31,7 @@ export interface EventConsumerOptions {
  */
 export async function startEventConsumer(options: EventConsumerOptions): Promise<Subscription> {
   const { db, logger } = options;
-  return options.bus.subscribe(
+  const subscription = await options.bus.subscribe(
     { durable: EVENTS_DURABLE, filterSubjects: ['events.>'], maxDeliver: options.maxDeliver, backoffMs: options.backoffMs },
     async (msg) => {
       const parsed = internalEventSchema.safeParse(msg.payload);
@@ -54,8 +52,18 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
         logger.debug({ event_id: event.id }, 'event already stored');
         return;
       }
+      // The deliveries queued with it wake the delivery worker on commit (see `enqueueEvent`).
       logger.debug({ event_id: event.id, type: event.type, deliveries: queued }, 'event stored');
-      if (queued > 0) options.onStored?.();
     },
   );
+  const stopGauge = observeGauge('connectivity.consumer.lag', { description: 'Events on the bus not yet delivered to the consumer.' }, async () => [
+    { value: (await subscription.lag?.()) ?? 0, attributes: { durable: EVENTS_DURABLE } },
+  ]);
+  return {
+    ...subscription,
+    async stop() {
+      stopGauge();
+      await subscription.stop();
+    },
+  };
 }

@@ -11,8 +11,6 @@ const positionSchema = z.object({ c: z.number().int(), i: z.string() });
 export interface EventRouteDeps {
   db: Database;
   cursors: CursorCodec;
-  /** Replayed deliveries are due at once: let the worker know. */
-  onQueued: () => void;
 }
 
 /** GET /v1/events and POST /v1/events/replay. */
@@ -31,9 +29,7 @@ export function mountEventRoutes(app: Express, deps: EventRouteDeps): void {
       };
     },
     replayEvents: async ({ body, res }) => {
-      const result = await replayEvents(deps.db, getIdentity(res), body ?? {});
-      if (result.queued > 0) deps.onQueued();
-      return { status: 200, body: result };
+      return { status: 200, body: await replayEvents(deps.db, getIdentity(res), body ?? {}) };
     },
   });
   createExpressEndpoints(eventRoutes, router, app, tsRestOptions);
