@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { createCatalogue } from './catalogue.ts';
 import type { Config } from './config.ts';
 import { createBundleRepository } from './db/bundle-repository.ts';
+import { createSandboxBundles } from './db/sandbox-bundles.ts';
 import { createLiveOrderingRepository } from './db/live-ordering-repository.ts';
 import { internalBundlesRouter } from './routes/internal-bundles.ts';
 import { internalLiveOrderingRouter } from './routes/internal-live-ordering.ts';
@@ -37,7 +38,7 @@ export function liveSupplierFromConfig(config: Config, onBreakerChange?: (state:
 /** The catalogue HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
-  const bundles = createBundleRepository(deps.db.knex);
+  const bundles = createSandboxBundles(createBundleRepository(deps.db.knex));
   const live = liveSupplierFromConfig(config, (state) => logger.warn({ state }, 'live supplier circuit changed'));
   const liveOrdering = createLiveOrderingRepository(deps.db.knex);
   const catalogue = createCatalogue({ bundles, suppliers: { test: createSimulatedSupplier(bundles), live }, liveOrdering, logger });
