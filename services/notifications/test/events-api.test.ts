@@ -34,6 +34,25 @@ describe('event log', () => {
     expect(page.data.find((e) => e.id === event.id)).toEqual(envelope);
   });
 
+  it('lists events in the order of their time (milliseconds), whatever their ids say, across pages', async () => {
+    const me = caller(newAccount(), 'test');
+    const second = new Date('2026-11-22T10:15:30.000Z').getTime();
+    // Two instances emitting in one second: ids (and created_at) do not tell which came first.
+    const make = (ms: number, id: string) => ({
+      ...buildEvent({ type: 'esim.activated', environment: 'test', accountId: me.accountId, data: { object: esim('active'), previous_state: 'installed' }, now: new Date(second + ms) }),
+      id,
+    });
+    const early = make(100, 'evt_zzzzzzzzzzzzzzzzzzzzzzzzzz');
+    const middle = make(400, 'evt_00000000000000000000000000');
+    const late = make(900, 'evt_mmmmmmmmmmmmmmmmmmmmmmmmmm');
+    for (const event of [late, early, middle]) await h.bus.publish({ id: event.id, subject: eventSubject('test', event.type), payload: event });
+    await eventually(async () => (await listIds(me)).data.length === 3);
+    expect((await listIds(me)).data.map((e) => e.id)).toEqual([late.id, middle.id, early.id]);
+    const first = await listIds(me, '?limit=1');
+    const next = await listIds(me, `?limit=2&cursor=${encodeURIComponent(String(first.next_cursor))}`);
+    expect([...first.data, ...next.data].map((e) => e.id)).toEqual([late.id, middle.id, early.id]);
+  });
+
   it('dead-letters a message that can never be stored and keeps consuming', async () => {
     const seen: string[] = [];
     const inspector = await h.bus.subscribe({ durable: 'inspector', filterSubjects: ['dead.>'] }, (msg) => {

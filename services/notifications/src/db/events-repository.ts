@@ -2,9 +2,9 @@ import type { ApiEvent as Event, Environment } from '@connectivity/contracts';
 import type { InternalEvent } from '@connectivity/platform';
 import type { Knex } from 'knex';
 
-/** Where a page of events starts: after this (created_at, id), newest first. */
+/** Where a page of events starts: after this (time in ms, id), newest first. */
 export interface EventPosition {
-  createdAt: number;
+  timeMs: number;
   id: string;
 }
 
@@ -27,6 +27,7 @@ export async function insertEvent(trx: Knex.Transaction, event: InternalEvent, t
       environment: event.environment,
       type: event.type,
       created_at: event.created_at,
+      occurred_at: new Date(event.time),
       envelope: JSON.stringify(envelope),
       trace_context: JSON.stringify(traceContext),
     })
@@ -36,7 +37,11 @@ export async function insertEvent(trx: Knex.Transaction, event: InternalEvent, t
   return inserted.length > 0;
 }
 
-/** A page of the caller's events, newest first then by id; `limit + 1` rows to tell if more exist. */
+/**
+ * A page of the caller's events, newest first by their `time` (milliseconds, so events from
+ * several instances list in the order their times say), then by id; `limit + 1` rows to tell if
+ * more exist.
+ */
 export async function listEvents(
   knex: Knex,
   scope: { accountId: string; environment: Environment },
@@ -47,12 +52,12 @@ export async function listEvents(
     .select('id', 'created_at', 'envelope')
     .where({ account_id: scope.accountId, environment: scope.environment })
     .orderBy([
-      { column: 'created_at', order: 'desc' },
+      { column: 'occurred_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
     .limit(fetch);
   if (after) {
-    query.andWhereRaw('(created_at, id) < (?, ?)', [after.createdAt, after.id]);
+    query.andWhereRaw('(occurred_at, id) < (?, ?)', [new Date(after.timeMs), after.id]);
   }
   const rows = (await query) as EventRow[];
   return rows.map((row) => row.envelope);

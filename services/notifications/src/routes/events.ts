@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { listEvents } from '../db/events-repository.ts';
 import { replayEvents } from '../use-cases/replay-events.ts';
 
-const positionSchema = z.object({ c: z.number().int(), i: z.string() });
+const positionSchema = z.object({ t: z.number().int(), i: z.string() });
 
 export interface EventRouteDeps {
   db: Database;
@@ -22,10 +22,10 @@ export function mountEventRoutes(app: Express, deps: EventRouteDeps): void {
       const scope = { accountId: identity.accountId, environment: identity.environment };
       const binding = { list: 'events', account: scope.accountId, environment: scope.environment };
       const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, positionSchema);
-      const events = await listEvents(deps.db.knex, scope, after && { createdAt: after.c, id: after.i }, query.limit + 1);
+      const events = await listEvents(deps.db.knex, scope, after && { timeMs: after.t, id: after.i }, query.limit + 1);
       return {
         status: 200,
-        body: toPage(events, query.limit, (last) => deps.cursors.encode({ c: last.created_at, i: last.id }, binding)),
+        body: toPage(events, query.limit, (last) => deps.cursors.encode({ t: Date.parse(last.time), i: last.id }, binding)),
       };
     },
     replayEvents: async ({ body, res }) => {

@@ -2,6 +2,7 @@ import { idempotencyMigration, type MigrationSet } from '@connectivity/platform'
 import * as init from './0001_init.ts';
 import * as sealedSecrets from './0002_sealed_secrets_and_retention.ts';
 import * as eventTraceContext from './0003_event_trace_context.ts';
+import * as eventTimeOrder from './0005_event_time_order.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
@@ -13,5 +14,6 @@ export const migrations: MigrationSet = {
     '0002_sealed_secrets_and_retention': sealedSecrets,
     '0003_event_trace_context': eventTraceContext,
     '0004_idempotency': idempotencyMigration(SCHEMA),
+    '0005_event_time_order': eventTimeOrder,
   },
 };
