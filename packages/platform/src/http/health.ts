@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { isDraining } from '../service/drain.ts';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -12,6 +13,11 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>): Router {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
+    // A stopping process is not ready, whatever its dependencies say: traffic must move away.
+    if (isDraining()) {
+      res.status(503).json({ status: 'draining', checks: {} });
+      return;
+    }
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
         try {

@@ -1,3 +1,4 @@
+export * from './drain.ts';
 export * from './run-service.ts';
 export * from './service-config.ts';
 export * from './shutdown.ts';

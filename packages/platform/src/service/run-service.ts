@@ -5,6 +5,7 @@ import { createDatabase } from '../db/create-database.ts';
 import { runMigrations } from '../db/migrate.ts';
 import { answerClientErrors } from '../http/client-error.ts';
 import { createLogger } from '../logger.ts';
+import { closeServer, trackRequests } from './drain.ts';
 import { exitOnSignal } from './shutdown.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
 
@@ -17,16 +18,12 @@ export function listen(app: { listen: (port: number, host: string) => Server; lo
     const server = app.listen(port, host);
     const baseUrl = app.locals?.baseUrl;
     answerClientErrors(server, typeof baseUrl === 'string' ? baseUrl : 'http://localhost:8080');
+    trackRequests(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });
 }
 
-export const closeServer = (server: Server): Promise<void> =>
-  new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
 
 /**
  * main.ts of every deployable: read config, build the real database and bus, migrate if asked,
@@ -37,7 +34,7 @@ export async function runService<C extends ServiceConfig>(definition: ServiceDef
   const config = definition.loadConfig();
   const logger = createLogger({ name: definition.name, level: config.LOG_LEVEL });
   if (!config.INTERNAL_TOKEN) throw new ConfigError('INTERNAL_TOKEN is required when a service runs as its own process.');
-  const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX });
   if (config.MIGRATE_ON_START || db.kind === 'pglite') await runMigrations(db.knex, definition.migrations);
   const bus = await createBus(busOptionsFrom(config, definition.name));
   const started = await definition.start({ db, bus, logger }, config);
@@ -45,7 +42,9 @@ export async function runService<C extends ServiceConfig>(definition: ServiceDef
   logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, `${definition.name} listening`);
 
   exitOnSignal(logger, async () => {
-    await closeServer(server);
+    // Not ready from now on; in-flight requests finish (each closing its connection), then the
+    // workers stop (finishing what they claimed), then the bus and the database close.
+    await closeServer(server, config.DRAIN_TIMEOUT_MS);
     await started.stop();
     await bus.close();
     await db.close();

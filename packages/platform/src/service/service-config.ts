@@ -16,6 +16,10 @@ export const serviceConfigSchema = (defaultPort: number) =>
      * every third of this while it works), so a retry after a crash runs within this time.
      */
     IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(300).default(10_000),
+    /** Connections this process may hold to PostgreSQL (instances × this must fit max_connections). */
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+    /** How long a stopping process lets requests under way finish before it cuts them. */
+    DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(8_000),
   });
 
 /** Parses a service's schema; in embedded mode (no DATABASE_URL) a missing internal token is generated. */

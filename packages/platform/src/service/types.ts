@@ -35,4 +35,6 @@ export interface ServiceConfig extends CommonConfig {
   /** Run migrations at start (always on in embedded mode). */
   MIGRATE_ON_START: boolean;
   IDEMPOTENCY_LEASE_MS: number;
+  DATABASE_POOL_MAX: number;
+  DRAIN_TIMEOUT_MS: number;
 }

@@ -1,0 +1,50 @@
+import type { Server, ServerResponse } from 'node:http';
+
+let draining = false;
+
+/** True from the moment the process was asked to stop: `/readyz` fails so traffic moves away. */
+export const isDraining = (): boolean => draining;
+
+/** Marks the process as stopping (SIGTERM): not ready any more, and every answer closes its connection. */
+export function beginDrain(): void {
+  draining = true;
+}
+
+const inFlight = new WeakMap<Server, Set<ServerResponse>>();
+
+/**
+ * Follows the responses a server has under way, so a drain can finish them and close their
+ * connections. From the drain on, every answer carries `Connection: close`: a client that keeps
+ * a connection busy cannot hold the process up.
+ */
+export function trackRequests(server: Server): void {
+  const open = new Set<ServerResponse>();
+  inFlight.set(server, open);
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+}
+
+/**
+ * Stops a server gracefully: no new connections, idle keep-alive connections closed at once,
+ * requests under way finished with `Connection: close`; whatever is still open after
+ * `deadlineMs` is cut. Resolves when the server is closed.
+ */
+export function closeServer(server: Server, deadlineMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), deadlineMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    for (const res of inFlight.get(server) ?? []) {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+      // Once it has answered, the connection closes instead of waiting for another request.
+      res.shouldKeepAlive = false;
+    }
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const TOKEN = 'an-internal-token-of-some-length';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Starts the fixture service; resolves once it listens. */
+async function start(): Promise<{ child: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }> }> {
+  const port = await freePort();
+  // An OTLP endpoint nobody listens on: shutdown must not wait for it.
+  const deadCollector = await freePort();
+  const child = spawn(process.execPath, ['--import', './src/telemetry/register.mjs', 'test/fixtures/stoppable-service.ts'], {
+    cwd: packageDir,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', INTERNAL_TOKEN: TOKEN, DATA_DIR: 'memory://', DATABASE_URL: '', NATS_URL: '', LOG_LEVEL: 'silent', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`, OTEL_SERVICE_NAME: 'stoppable' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) resolve();
+    });
+    void exited.then(() => reject(new Error('the fixture exited before it listened')));
+  });
+  return { child, port, exited };
+}
+
+function get(port: string | number, path: string, agent?: Agent): Promise<{ status: number; connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent, headers: { 'x-internal-token': TOKEN } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('graceful shutdown (SIGTERM)', () => {
+  test('an idle process exits within 2 s, whatever the telemetry exporter does', async () => {
+    const service = await start();
+    const sent = Date.now();
+    service.child.kill('SIGTERM');
+    const { code, at } = await service.exited;
+    expect(code).toBe(0);
+    expect(at - sent).toBeLessThan(2_000);
+  }, 60_000);
+
+  test('a client that keeps a connection busy cannot hold it up: in-flight requests finish with Connection: close, /readyz fails, exit within 10 s', async () => {
+    const service = await start();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const answers: { status: number; connection: string | undefined }[] = [];
+    let stop = false;
+    let refused = 0;
+    // One keep-alive connection, a request after another, as a busy client would.
+    const client = (async () => {
+      while (!stop) {
+        try {
+          answers.push(await get(service.port, '/slow', agent));
+        } catch {
+          refused += 1;
+          if (refused > 3) return;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    })();
+    while (answers.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = answers.length;
+    const sent = Date.now();
+    service.child.kill('SIGTERM');
+    const readiness = await get(service.port, '/readyz').catch(() => ({ status: 0, connection: undefined }));
+    const { code, at } = await service.exited;
+    stop = true;
+    await client;
+    agent.destroy();
+    expect(code).toBe(0);
+    expect(at - sent).toBeLessThan(10_000);
+    // Ready no more (or already closed) once the stop began.
+    expect([503, 0]).toContain(readiness.status);
+    // The request under way at SIGTERM was answered, and told the client to close the connection.
+    const after = answers.slice(before);
+    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(after.every((answer) => answer.status === 200)).toBe(true);
+    expect(after.at(-1)?.connection).toBe('close');
+    // The client was not served on and on: at most a couple of answers after the stop.
+    expect(after.length).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
