@@ -39,6 +39,7 @@ if (args.profile !== undefined && !PROFILE_TARGETS.includes(args.profile)) {
 const SECONDS = quick ? 3 : 10;
 const WARM_SECONDS = quick ? 1 : 2;
 const CONNECTIONS = 20;
+// The webhook stream: steady and moderate, so what is measured is delivery, not a queue.
 const WEBHOOK_ORDERS_PER_SECOND = 30;
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
@@ -255,8 +256,10 @@ async function distributed(): Promise<void> {
     const probe = await order();
     if (!probe || !(await receiver.waitFor(probe.esimId, 60_000))) throw new Error('the first order’s esim.released webhook did not arrive within 60 s');
 
-    const count = WEBHOOK_ORDERS_PER_SECOND * SECONDS;
-    const interval = 1000 / WEBHOOK_ORDERS_PER_SECOND;
+    // At most half the saturating rate just measured: a stream the stack can keep up with.
+    const rate = Math.max(5, Math.min(WEBHOOK_ORDERS_PER_SECOND, Math.floor(orders.rps / 2)));
+    const count = rate * SECONDS;
+    const interval = 1000 / rate;
     const streamStart = performance.now();
     const placed: Promise<{ esimId: string; at: number } | undefined>[] = [];
     for (let i = 0; i < count; i += 1) {
@@ -277,7 +280,7 @@ async function distributed(): Promise<void> {
     const p99 = quantile(delays, 0.99);
     const early = delays.filter((delay) => delay < 0).length;
     rows.push({
-      figure: `order 201 → verified esim.released webhook (${WEBHOOK_ORDERS_PER_SECOND} orders/s)`,
+      figure: `order 201 → verified esim.released webhook (${rate} orders/s)`,
       measured:
         `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (${delays.length} matched` +
         `${early ? `, ${early} before their 201` : ''}${missing ? `, ${missing} never arrived` : ''}${count - ok.length ? `, ${count - ok.length} orders failed` : ''}; rejected signatures ${receiver.rejected})`,
@@ -315,7 +318,7 @@ async function distributed(): Promise<void> {
     notes.push(
       `cost of tracing (GET /v1/version, distributed, each on a freshly restarted gateway): ${Math.round(traced.rps)} req/s traced vs ` +
         `${Math.round(untraced.rps)} req/s always_off, traced/untraced = ${(traced.rps / untraced.rps).toFixed(2)} ` +
-        `(the sink got ${((sink.received.traces.bytes - exportedBefore) / 1024).toFixed(0)} KiB of spans during the always_off run, from the other processes)`,
+        `(${((sink.received.traces.bytes - exportedBefore) / 1024).toFixed(0)} KiB of spans reached the sink during the always_off run, from all processes)`,
     );
   }
 
