@@ -21,7 +21,7 @@ import { newId } from '@connectivity/platform';
 import { freePort, startDistributedStack, type DistributedStack } from '../src/distributed-stack.ts';
 import { URL_VARIABLE } from '../src/services.ts';
 import { ROOT, environmentOf, liveChildren, memoryOf, startEmbedded, startHelloWorld, type Child } from './support/children.ts';
-import { hotFunctions, readProfiles } from './support/cpu-profile.ts';
+import { hotFunctions, profileClock, readProfiles, type Window } from './support/cpu-profile.ts';
 import { load, quantile, sequentialClient, type LoadOptions, type LoadResult } from './support/load.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
 import { startWebhookReceiver } from './support/webhook-receiver.ts';
@@ -132,6 +132,8 @@ console.log(
 
 const profileDir = args.profile ? await mkdtemp(join(tmpdir(), 'connectivity-cpu-prof-')) : undefined;
 const cpuProfFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+// The part of the profiled process's life that is summarised: its load, not its start-up or shutdown.
+const profileWindow: Window = { from: 0, to: Number.POSITIVE_INFINITY };
 
 const sink = await startOtlpSink();
 onCleanup(() => sink.close());
@@ -155,6 +157,7 @@ async function distributed(): Promise<void> {
   });
   const closeStack = onCleanup(() => stack.close());
   log(`stack ready in ${seconds(performance.now() - t0)}`);
+  if (profiled) profileWindow.from = profileClock();
 
   const gatewayUrl = stack.gatewayUrls[0] ?? '';
   const gatewayName = stack.names.gateway?.[0] ?? 'gateway';
@@ -294,6 +297,7 @@ async function distributed(): Promise<void> {
   // touches) with traces on, then on one restarted with OTEL_TRACES_SAMPLER=always_off, each
   // warmed up alike, so neither is measured against a process with a longer JIT history.
   {
+    if (profiled) profileWindow.to = profileClock();
     const peers = Object.fromEntries(Object.values(URL_VARIABLE).map((variable) => [variable, gatewayEnv[variable]]));
     const restartGateway = async (env: NodeJS.ProcessEnv) => {
       await stack.supervisor.restart(gatewayName, {
@@ -372,6 +376,7 @@ async function embedded(): Promise<void> {
     if (performance.now() > keyDeadline) throw new Error('the embedded dev key did not work within 30 s of /readyz');
     await sleep(50);
   }
+  if (args.profile === 'embedded') profileWindow.from = profileClock();
 
   const version = await measure('embedded GET /v1/version', { url, path: '/v1/version', headers: auth });
   rows.push({ figure: 'embedded (pnpm start) GET /v1/version', measured: throughput(version), rps: version.rps, goal: '≥ 0.20 of hello', minRatio: 0.2 });
@@ -384,6 +389,7 @@ async function embedded(): Promise<void> {
     perRequestHeaders: idempotencyKey,
   });
   rows.push({ figure: 'embedded POST /v1/esim', measured: throughput(orders, 'orders/s'), rps: orders.rps, goal: '≥ 100 orders/s', met: orders.rps >= 100 && orders.ok > 0 });
+  if (args.profile === 'embedded') profileWindow.to = profileClock();
   const memory = await memoryOf(first.pid);
   rows.push({ figure: 'embedded memory after load (VmRSS)', measured: `${Math.round(memory.rss)} MiB (peak ${Math.round(memory.peak)} MiB)`, goal: '< 400 MB', met: memory.rss * 1.048576 < 400 });
   await stopFirst();
@@ -405,15 +411,19 @@ async function printProfiles(): Promise<void> {
   const profiles = await readProfiles(profileDir);
   if (profiles.length === 0) console.log(`\nno .cpuprofile was written for ${args.profile} (it must exit gracefully to write one)`);
   for (const { file, profile } of profiles) {
-    const { functions, busyMs, idleMs } = hotFunctions(profile, ROOT);
+    const { functions, owners, busyMs, idleMs } = hotFunctions(profile, ROOT, profileWindow);
     // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is the main one, the others
     // are worker threads (e.g. the one that runs the telemetry's module-loader hooks).
     const [, , , pid, thread] = file.split('.');
     const which = thread === '0' ? `pid ${pid}, main thread` : `pid ${pid}, worker thread ${thread}`;
-    console.log(`\nCPU profile of ${args.profile} (${which}): ${seconds(busyMs)} busy, ${seconds(idleMs)} idle; top ${functions.length} by self time:`);
+    console.log(
+      `\nCPU profile of ${args.profile} (${which}), from the end of its start-up to the end of its load: ` +
+        `${seconds(busyMs)} busy, ${seconds(idleMs)} idle; top ${functions.length} by self time:`,
+    );
     for (const fn of functions) {
       console.log(`  ${fn.selfMs.toFixed(0).padStart(7)} ms ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name}  ${fn.where}`);
     }
+    console.log(`  self time by owner: ${owners.map(({ owner, share }) => `${owner} ${(share * 100).toFixed(1)}%`).join(', ')}`);
   }
   await rm(profileDir, { recursive: true, force: true });
 }
