@@ -100,10 +100,12 @@ export function hotFunctions(
     byFunction.set(key, entry);
   }
   const functions = [...byFunction.values()]
+    .filter((entry) => entry.us > 0)
     .sort((a, b) => b.us - a.us)
     .slice(0, top)
     .map((entry) => ({ name: entry.name, where: entry.where, selfMs: entry.us / 1000, share: busyUs > 0 ? entry.us / busyUs : 0 }));
   const owners = [...byOwner.entries()]
+    .filter(([, us]) => us > 0)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 10)
     .map(([owner, us]) => ({ owner, share: busyUs > 0 ? us / busyUs : 0 }));
