@@ -7,8 +7,9 @@
 //
 //   node bench/hot-path.ts [--quick] [--profile gateway|catalogue|inventory|notifications|sandbox-simulator|embedded] [--verbose]
 //
-// --quick (or BENCH_QUICK=1): 3 s per figure instead of 10. PostgreSQL and NATS come from
-// DATABASE_URL / NATS_URL, else the local defaults below.
+// --quick (or BENCH_QUICK=1): 3 s per figure instead of 10. PostgreSQL, NATS and Redis come from
+// DATABASE_URL / NATS_URL / REDIS_URL, else the local defaults below; the embedded form uses none
+// of them, as on a fresh laptop.
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -46,6 +47,8 @@ const CONNECTIONS = 20;
 const WEBHOOK_ORDERS_PER_SECOND = 30;
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+// The distributed form's shared rate-limit store where the gateway has one (as in docker-compose).
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 // The bench measures the service, not the per-key budget.
 const RATE_LIMIT = '1000000000';
 const ORDER = JSON.stringify({ bundle: 'esim_5GB_30D_EU', quantity: 1 });
@@ -161,7 +164,7 @@ async function distributed(): Promise<void> {
   const stack: DistributedStack = await startDistributedStack({
     databaseUrl: DATABASE_URL,
     natsUrl: NATS_URL,
-    env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+    env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, REDIS_URL },
     ...(profiled && { envOf: { [profiled]: { NODE_OPTIONS: [process.env.NODE_OPTIONS, ...cpuProfFlags].filter(Boolean).join(' ') } } }),
     stdio: args.verbose ? 'inherit' : 'ignore',
   });

@@ -101,6 +101,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Child & {
   };
   delete env.DATABASE_URL;
   delete env.NATS_URL;
+  delete env.REDIS_URL;
   const started = performance.now();
   const child = spawn(
     process.execPath,
