@@ -1,4 +1,5 @@
-import type { Environment, Esim, EsimState, EventType } from '@connectivity/contracts';
+import type { Environment, Esim, EsimState, EventType, Metadata } from '@connectivity/contracts';
+import { sortedMetadata } from './metadata.ts';
 
 /** An eSIM as inventory keeps it: the public fields plus its owner and thresholds notified. */
 export interface EsimRecord {
@@ -18,7 +19,14 @@ export interface EsimRecord {
   expires_at: number | null;
   created_at: number;
   updated_at: number;
+  metadata: Metadata;
 }
+
+/** Apple's link that opens the installation of an eSIM on an iPhone, for an activation code. */
+export const APPLE_INSTALL_URL_PREFIX = 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=';
+
+export const appleInstallUrl = (activationCode: string | null): string | null =>
+  activationCode === null ? null : `${APPLE_INSTALL_URL_PREFIX}${encodeURIComponent(activationCode)}`;
 
 export function toPublicEsim(esim: EsimRecord): Esim {
   return {
@@ -30,12 +38,14 @@ export function toPublicEsim(esim: EsimRecord): Esim {
     data_used_bytes: esim.data_used_bytes,
     data_limit_bytes: esim.data_limit_bytes,
     activation_code: esim.activation_code,
+    apple_install_url: appleInstallUrl(esim.activation_code),
     smdp_address: esim.smdp_address,
     matching_id: esim.matching_id,
     expires_at: esim.expires_at,
     created_at: esim.created_at,
     updated_at: esim.updated_at,
     simulated: esim.environment === 'test',
+    metadata: sortedMetadata(esim.metadata),
   };
 }
 
