@@ -4,13 +4,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
 import { pinVersion } from '../db/accounts-repository.ts';
-import type { StoredResponse } from '../db/idempotency-repository.ts';
 import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
 import { authenticate, recordKeyUse } from './authenticate.ts';
-import { UpstreamFailure, upstreamError, type Forwarder } from './forward.ts';
+import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
 import { RATE_LIMIT_WINDOW_SECONDS, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 import { parseJsonObject, readRawBody } from './read-body.ts';
@@ -127,7 +126,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
 
   // 9 and 10. Idempotency, then the owning service (or the gateway itself).
   const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
-  let result: { response: StoredResponse; replayed: boolean };
+  let result: { response: ForwardedResponse; replayed: boolean };
   try {
     if (idempotencyKey === undefined) {
       result = { response: await execute(), replayed: false };
@@ -136,7 +135,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
         deps.knex,
         { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
         { ...deps.idempotency, logger: deps.logger, res },
-        execute,
+        async () => storable(await execute()),
       );
     }
   } catch (error) {
@@ -156,7 +155,7 @@ async function respondFor(
   params: Record<string, string>,
   query: Record<string, unknown>,
   raw: Buffer,
-): Promise<StoredResponse> {
+): Promise<ForwardedResponse> {
   if (entry.metadata.service === 'gateway') {
     const answer = await answerMetaRoute(
       entry.key,
@@ -174,5 +173,6 @@ async function respondFor(
     identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
     serviceVersion: version,
     idempotencyKey: req.get('idempotency-key'),
+    accept: req.get('accept'),
   });
 }
