@@ -1,6 +1,6 @@
-import { isApiError } from '@connectivity/contracts';
+import { appleInstallUrl, isApiError } from '@connectivity/contracts';
 import { describe, expect, it } from 'vitest';
-import { appleInstallUrl } from '../src/domain/esim.ts';
+import { toPublicEsim, type EsimRecord } from '../src/domain/esim.ts';
 import { initialMetadata, mergeMetadata, sameMetadata, sortedMetadata } from '../src/domain/metadata.ts';
 import { chooseQrMediaType } from '../src/domain/qr-code.ts';
 
@@ -14,6 +14,31 @@ describe('apple_install_url', () => {
       'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24smdp.example.com%24A%26B%3DC%23D%3FE%2FF%2BG%20H',
     );
     expect(appleInstallUrl(null)).toBeNull();
+  });
+
+  it('is on every eSIM answer, from its activation code', () => {
+    const record: EsimRecord = {
+      id: 'esim_01jd8x7k2m9q4r5s6t7v8w9xyz',
+      account_id: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz',
+      environment: 'test',
+      order_id: 'ord_01jd8x7k2m9q4r5s6t7v8w9xyz',
+      iccid: '8988299000000000017',
+      state: 'released',
+      bundle: 'esim_5GB_30D_EU',
+      data_used_bytes: 0,
+      data_limit_bytes: 5_000_000_000,
+      thresholds_notified: [],
+      activation_code: 'LPA:1$sandbox.smdp.invalid$TEST-ABC',
+      smdp_address: 'sandbox.smdp.invalid',
+      matching_id: 'TEST-ABC',
+      expires_at: null,
+      created_at: 1,
+      updated_at: 1,
+      metadata: { b: '2', a: '1' },
+    };
+    expect(toPublicEsim(record)).toMatchObject({ apple_install_url: appleInstallUrl(record.activation_code), metadata: { a: '1', b: '2' } });
+    expect(Object.keys(toPublicEsim(record).metadata)).toEqual(['a', 'b']);
+    expect(toPublicEsim({ ...record, activation_code: null }).apple_install_url).toBeNull();
   });
 });
 

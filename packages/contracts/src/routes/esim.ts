@@ -42,11 +42,17 @@ export const updateEsimBodySchema = titled(
   ),
 );
 
-/** GET /v1/esim: the page, and `metadata[key]=value` pairs that every eSIM listed must have. */
-export const listEsimsQuerySchema = z.preprocess(
-  foldMetadataQuery,
-  z.object({ cursor: cursorQuery, limit: limitQuery, metadata: metadataFilterSchema.optional() }).strict(),
-);
+const listEsimsQueryObject = z.object({ cursor: cursorQuery, limit: limitQuery, metadata: metadataFilterSchema.optional() }).strict();
+
+/**
+ * GET /v1/esim: the page, and `metadata[key]=value` pairs that every eSIM listed must have. The cast
+ * keeps the client-side type of the object (a preprocess would type the input `unknown`).
+ */
+export const listEsimsQuerySchema = z.preprocess(foldMetadataQuery, listEsimsQueryObject) as unknown as z.ZodEffects<
+  typeof listEsimsQueryObject,
+  z.output<typeof listEsimsQueryObject>,
+  z.input<typeof listEsimsQueryObject>
+>;
 
 const esimPathParams = z.object({
   id: z.string().min(1).max(200).describe('The eSIM id (`esim_...`) or its 19-digit ICCID.'),

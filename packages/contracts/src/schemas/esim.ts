@@ -4,6 +4,13 @@ import { metadataSchema } from './metadata.ts';
 import { ACTIVATION_CODE_PATTERN, ID_PREFIXES, iccidSchema, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
 
+/** Apple's link that opens the installation of an eSIM on an iPhone, before the URL-encoded activation code. */
+export const APPLE_INSTALL_URL_PREFIX = 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=';
+
+/** `apple_install_url` of an eSIM: null when it has no activation code. */
+export const appleInstallUrl = (activationCode: string | null): string | null =>
+  activationCode === null ? null : `${APPLE_INSTALL_URL_PREFIX}${encodeURIComponent(activationCode)}`;
+
 // Fields the specification marks optional are always sent (null where the spec allows null), so clients get plain types.
 export const esimSchema = titled(
   'Esim',
@@ -25,7 +32,7 @@ export const esimSchema = titled(
       .url()
       .nullable()
       .describe(
-        'Opens the eSIM installation on an iPhone (iOS 17.4 or later): `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=` ' +
+        `Opens the eSIM installation on an iPhone (iOS 17.4 or later): \`${APPLE_INSTALL_URL_PREFIX}\` ` +
           'followed by the URL-encoded activation code; null when the eSIM has no activation code.',
       ),
     smdp_address: z.string().nullable(),

@@ -1,4 +1,4 @@
-import type { Environment, Esim, EsimState, EventType, Metadata } from '@connectivity/contracts';
+import { appleInstallUrl, type Environment, type Esim, type EsimState, type EventType, type Metadata } from '@connectivity/contracts';
 import { sortedMetadata } from './metadata.ts';
 
 /** An eSIM as inventory keeps it: the public fields plus its owner and thresholds notified. */
@@ -21,12 +21,6 @@ export interface EsimRecord {
   updated_at: number;
   metadata: Metadata;
 }
-
-/** Apple's link that opens the installation of an eSIM on an iPhone, for an activation code. */
-export const APPLE_INSTALL_URL_PREFIX = 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=';
-
-export const appleInstallUrl = (activationCode: string | null): string | null =>
-  activationCode === null ? null : `${APPLE_INSTALL_URL_PREFIX}${encodeURIComponent(activationCode)}`;
 
 export function toPublicEsim(esim: EsimRecord): Esim {
   return {
