@@ -28,16 +28,16 @@ export const updateEsimBodySchema = titled(
   'UpdateEsimRequest',
   extendApi(
     z
-    .object({
-      state: z.enum(ESIM_STATES).optional().describe('The target state.'),
-      metadata: metadataInputSchema.optional(),
-    })
-    .strict()
-    .superRefine((body, ctx) => {
-      if (body.state === undefined && body.metadata === undefined) {
-        ctx.addIssue({ code: z.ZodIssueCode.invalid_type, expected: 'string', received: 'undefined', path: ['state'], message: 'Required' });
-      }
-    }),
+      .object({
+        state: z.enum(ESIM_STATES).optional().describe('The target state.'),
+        metadata: metadataInputSchema.optional(),
+      })
+      .strict()
+      .superRefine((body, ctx) => {
+        if (body.state === undefined && body.metadata === undefined) {
+          ctx.addIssue({ code: z.ZodIssueCode.invalid_type, expected: 'string', received: 'undefined', path: ['state'], message: 'Required' });
+        }
+      }),
     { minProperties: 1 },
   ),
 );
