@@ -17,14 +17,30 @@ export interface ForwardRequest {
   serviceVersion: string;
   /** The caller's Idempotency-Key on mutating routes: the owning service records it with its change. */
   idempotencyKey?: string | undefined;
+  /** The caller's `Accept`; passed on only to a route that answers other media than JSON (`produces`). */
+  accept?: string | undefined;
 }
 
 // What is passed on from a service's response; the edge sets the rest itself.
-const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-replayed', 'cache-control'];
+const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-replayed', 'cache-control', 'vary'];
+
+/**
+ * A service's answer as the edge sends it on: JSON as text (it may be kept for idempotent
+ * replays), anything else (an image) as the exact bytes the service sent.
+ */
+export type ForwardedResponse = Omit<StoredResponse, 'body'> & { body: string | Buffer };
 
 export interface Forwarder {
-  forward(request: ForwardRequest): Promise<StoredResponse>;
+  forward(request: ForwardRequest): Promise<ForwardedResponse>;
 }
+
+const isJsonType = (contentType: string | undefined): boolean => contentType === undefined || /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim());
+
+/** The form an idempotent answer is kept in: text. Mutating routes answer JSON, so nothing is lost. */
+export const storable = (response: ForwardedResponse): StoredResponse => ({
+  ...response,
+  body: typeof response.body === 'string' ? response.body : response.body.toString('utf8'),
+});
 
 type BackendService = Exclude<ServiceName, 'gateway'>;
 
@@ -68,6 +84,7 @@ export function createForwarder(options: {
           headers: {
             'service-version': request.serviceVersion,
             ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
+            ...(request.accept && request.entry.metadata.produces ? { accept: request.accept } : {}),
           },
           body: hasBody ? request.body : undefined,
         });
@@ -88,7 +105,8 @@ export function createForwarder(options: {
         const body = new ApiError('internal_error').toBody(options.baseUrl);
         return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
       }
-      return { status: response.status, headers: passed, body: response.body };
+      // Decoding bytes that are not text as UTF-8 would corrupt them (a PNG): those pass as they came.
+      return { status: response.status, headers: passed, body: isJsonType(response.headers['content-type']) ? response.body : response.bytes };
     },
   };
 }

@@ -6,12 +6,11 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
 import { pinVersion } from '../db/accounts-repository.ts';
-import type { StoredResponse } from '../db/idempotency-repository.ts';
 import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
-import { UpstreamFailure, upstreamError, type Forwarder } from './forward.ts';
+import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
 import type { EdgeState } from './edge-state.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
@@ -136,7 +135,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
 
   // 9 and 10. Idempotency, then the owning service (or the gateway itself).
   const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
-  let result: { response: StoredResponse; replayed: boolean };
+  let result: { response: ForwardedResponse; replayed: boolean };
   try {
     if (idempotencyKey === undefined) {
       result = { response: await execute(), replayed: false };
@@ -145,7 +144,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
         deps.knex,
         { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
         { ...deps.idempotency, logger: deps.logger, res },
-        execute,
+        async () => storable(await execute()),
       );
     }
   } catch (error) {
@@ -165,7 +164,7 @@ async function respondFor(
   params: Record<string, string>,
   query: Record<string, unknown>,
   raw: Buffer,
-): Promise<StoredResponse> {
+): Promise<ForwardedResponse> {
   if (entry.metadata.service === 'gateway') {
     const answer = await answerMetaRoute(
       entry.key,
@@ -183,5 +182,6 @@ async function respondFor(
     identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
     serviceVersion: version,
     idempotencyKey: req.get('idempotency-key'),
+    accept: req.get('accept'),
   });
 }

@@ -22,6 +22,9 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
+/** The body the fake service answers GET /v1/esim/{id}/qr_code with (as image/png). */
+export const BINARY_BODY = Buffer.from([...Array.from({ length: 256 }, (_, i) => i), 0x89, 0x50, 0x4e, 0x47, 0xc3, 0x28, 0xff, 0xfe]);
+
 /**
  * A small real HTTP service standing in for the owning services: it records every request,
  * answers POST /v1/esim after a short pause (so duplicates really overlap) and counts the
@@ -60,6 +63,12 @@ export async function startUpstream(): Promise<Upstream> {
   });
   app.get('/v1/esim/bundles', (req, res) => {
     res.json({ object: 'list', data: [], has_more: false, next_cursor: null, query: req.query });
+  });
+  // Every byte value, most of them invalid UTF-8: what a PNG looks like to a text decoder.
+  app.get('/v1/esim/:id/qr_code', (req, res) => {
+    const svg = req.get('accept')?.includes('image/svg+xml') === true;
+    res.setHeader('vary', 'Accept');
+    res.type(svg ? 'image/svg+xml' : 'image/png').send(svg ? Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') : BINARY_BODY);
   });
   app.get('/v1/esim/:id', (req, res) => {
     if (req.params.id === 'hang') return; // never answers

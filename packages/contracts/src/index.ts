@@ -16,6 +16,7 @@ export * from './events/items.ts';
 export * from './schemas/enums.ts';
 export * from './schemas/primitives.ts';
 export * from './schemas/list.ts';
+export * from './schemas/metadata.ts';
 export * from './schemas/esim.ts';
 export * from './schemas/bundle.ts';
 export * from './schemas/event.ts';

@@ -63,6 +63,18 @@ describe('event catalogue', () => {
     expect(typedEventSchema.safeParse(event).success).toBe(false);
   });
 
+  it('reads an eSIM event recorded before eSIMs had metadata and apple_install_url, filling them in', () => {
+    const { metadata: _metadata, apple_install_url: _url, ...before } = esim;
+    const parsed = typedEventSchema.parse({ ...eventEnvelope, type: 'esim.activated', data: { object: before, previous_state: 'installed' } });
+    expect(parsed.data.object).toEqual({ ...esim, metadata: {} });
+    expect(parsed.data.object).toMatchObject({ apple_install_url: esim.apple_install_url });
+    const noCode = { ...before, activation_code: null, smdp_address: null, matching_id: null };
+    const released = EVENT_CATALOGUE['esim.released'].data.parse({ object: noCode, previous_state: null }) as { object: { apple_install_url: unknown } };
+    expect(released.object.apple_install_url).toBeNull();
+    // What the event says is kept as it is.
+    expect(EVENT_CATALOGUE['esim.installed'].data.parse({ object: esim, previous_state: 'released' })).toEqual({ object: esim, previous_state: 'released' });
+  });
+
   it('the envelope time is RFC 3339 UTC with milliseconds', () => {
     const event = { ...eventEnvelope, type: 'api_key.issued', data: { object: apiKey } };
     expect(eventSchema.safeParse({ ...event, time: '2026-11-22T10:15:30Z' }).success).toBe(false);

@@ -12,12 +12,14 @@ export const esim: Esim = {
   data_used_bytes: 2_500_000_000,
   data_limit_bytes: 5_000_000_000,
   activation_code: 'LPA:1$sandbox.smdp.invalid$TEST-ABCDEFGHIJ0123456789',
+  apple_install_url: 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24sandbox.smdp.invalid%24TEST-ABCDEFGHIJ0123456789',
   smdp_address: 'sandbox.smdp.invalid',
   matching_id: 'TEST-ABCDEFGHIJ0123456789',
   expires_at: NOW + 30 * 86_400,
   created_at: NOW,
   updated_at: NOW + 60,
   simulated: true,
+  metadata: { order_ref: 'A-1001' },
 };
 
 export const bundle: Bundle = {
@@ -45,6 +47,7 @@ export const order: Order = {
   rated: false,
   esims: [{ ...esim, state: 'released', data_used_bytes: 0, updated_at: NOW }],
   simulated: true,
+  metadata: { order_ref: 'A-1001' },
   created_at: NOW,
 };
 

@@ -11,7 +11,7 @@ function operation(method: string, path: string): OperationObject {
   return found;
 }
 
-// Every endpoint of the specification, plus GET /v1/errors/{code} and the /v1/webhooks noun of DECISIONS.md.
+// Every endpoint of the specification, plus GET /v1/errors/{code}, the /v1/webhooks noun and the QR code of DECISIONS.md.
 const ENDPOINTS = [
   'GET /v1/version',
   'GET /v1/event_types',
@@ -21,6 +21,7 @@ const ENDPOINTS = [
   'POST /v1/esim',
   'GET /v1/esim/{id}',
   'PATCH /v1/esim/{id}',
+  'GET /v1/esim/{id}/qr_code',
   'GET /v1/events',
   'POST /v1/events/replay',
   'GET /v1/api_keys',
@@ -106,6 +107,31 @@ describe('OpenAPI document', () => {
     );
     const tooMany = (operation('GET', '/v1/esim').responses as Record<string, ResponseObject>)['429']?.headers ?? {};
     expect(Object.keys(tooMany)).toContain('Retry-After');
+  });
+
+  it('documents the QR code as a PNG or SVG image, and its errors as JSON', () => {
+    const responses = operation('GET', '/v1/esim/{id}/qr_code').responses as Record<string, ResponseObject>;
+    expect(responses['200']?.content).toEqual({
+      'image/png': { schema: { type: 'string', format: 'binary' } },
+      'image/svg+xml': { schema: { type: 'string' } },
+    });
+    expect(responses['200']?.description).toContain('Accept');
+    expect(responses['404']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+    expect(operation('GET', '/v1/esim/{id}/qr_code')['x-scopes']).toEqual(['esim:read']);
+  });
+
+  it('documents metadata on eSIMs and orders, the install URL, and the metadata filter as a deep object', () => {
+    const esim = document.components?.schemas?.Esim as { properties: Record<string, unknown>; required: string[] };
+    expect(esim.properties.metadata).toEqual({ $ref: '#/components/schemas/Metadata' });
+    expect(esim.properties.apple_install_url).toMatchObject({ type: 'string', format: 'uri', nullable: true });
+    expect(esim.required).toEqual(expect.arrayContaining(['metadata', 'apple_install_url']));
+    expect((document.components?.schemas?.Order as { properties: Record<string, unknown> }).properties.metadata).toEqual({
+      $ref: '#/components/schemas/Metadata',
+    });
+    expect(document.components?.schemas?.Metadata).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
+    const filter = (operation('GET', '/v1/esim').parameters as ParameterObject[]).find((parameter) => parameter.name === 'metadata');
+    expect(filter).toMatchObject({ in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', maxProperties: 50 } });
+    expect(document.components?.schemas?.UpdateEsimRequest).toMatchObject({ minProperties: 1, properties: { metadata: { type: 'object' } } });
   });
 
   it('embeds the event catalogue as x-event-types', () => {

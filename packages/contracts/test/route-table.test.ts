@@ -21,6 +21,7 @@ describe('matchRoute', () => {
       params: { id: 'we_123' },
     });
     expect(matchRoute('GET', '/v1/errors/rate_limited')).toMatchObject({ params: { code: 'rate_limited' } });
+    expect(matchRoute('GET', '/v1/esim/esim_123/qr_code')).toMatchObject({ entry: { key: 'getEsimQrCode' }, params: { id: 'esim_123' } });
   });
 
   it('decodes parameters', () => {
@@ -77,6 +78,7 @@ describe('route metadata', () => {
       'POST /v1/esim': 'inventory',
       'GET /v1/esim/:id': 'inventory',
       'PATCH /v1/esim/:id': 'inventory',
+      'GET /v1/esim/:id/qr_code': 'inventory',
       'POST /v1/test/usage': 'sandbox-simulator',
       'POST /v1/test/error': 'sandbox-simulator',
       'GET /v1/events': 'notifications',
@@ -106,6 +108,7 @@ describe('route metadata', () => {
       createEsim: ['esim:write'],
       getEsim: ['esim:read'],
       updateEsim: ['esim:write'],
+      getEsimQrCode: ['esim:read'],
       listEvents: ['events:read'],
       replayEvents: ['events:write'],
       createWebhook: ['webhooks:write'],

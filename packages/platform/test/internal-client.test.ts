@@ -8,14 +8,14 @@ import { createInternalClient, encodePathSegment, pathFor, UpstreamFailure } fro
 let server: Server;
 let baseUrl: string;
 const seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
-let answer: { status: number; body: string } = { status: 200, body: '{}' };
+let answer: { status: number; body: string | Buffer; type?: string } = { status: 200, body: '{}' };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     req.resume();
     req.on('end', () => {
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.writeHead(answer.status, { 'content-type': answer.type ?? 'application/json' });
       res.end(answer.body);
     });
   });
@@ -112,6 +112,20 @@ describe('answers', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(ApiError);
+  });
+
+  test('send() keeps the exact bytes of the body beside its text, so an image survives', async () => {
+    const image = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xc3, 0x28, 0xff, 0xfe, 0x00, 0x80]);
+    answer = { status: 200, body: image, type: 'image/png' };
+    const response = await client().send({ method: 'GET', path: '/v1/esim/x/qr_code', identity: caller });
+    expect(response.headers['content-type']).toBe('image/png');
+    expect(Buffer.compare(response.bytes, image)).toBe(0);
+    // The text is what UTF-8 decoding makes of it: not the same bytes any more.
+    expect(Buffer.from(response.body, 'utf8').equals(image)).toBe(false);
+    answer = { status: 200, body: '\ufeff{"a":"é"}' };
+    const json = await client().send({ method: 'GET', path: '/x', identity: caller });
+    expect(json.body).toBe('{"a":"é"}');
+    expect(json.bytes.toString('utf8')).toBe('\ufeff{"a":"é"}');
   });
 
   test('a service nobody listens on is an UpstreamFailure that was certainly not sent', async () => {

@@ -90,7 +90,7 @@ function writeHeaders(options: RequestOptions) {
   return { [REQUEST_HEADERS.idempotencyKey.toLowerCase()]: options.idempotencyKey ?? newIdempotencyKey() } as { 'idempotency-key': string };
 }
 
-/** eSIMs: buy (an order of 1 to 10), list, read by id or ICCID, change state. */
+/** eSIMs: buy (an order of 1 to 10), list (filtered by metadata if wanted), read by id or ICCID, change state or metadata, QR code. */
 export class EsimsResource {
   readonly #raw: RawClient;
   constructor(raw: RawClient) {
@@ -112,12 +112,41 @@ export class EsimsResource {
     return unwrap(() => this.#raw.esim.getEsim({ params: { id: segment(id) }, requestOptions: options }));
   }
 
-  /** Moves the eSIM to `state`; a move the life cycle forbids throws a `ConflictError` (`invalid_state_transition`). */
+  /**
+   * Moves the eSIM to `state` and/or merges `metadata` into its metadata (a key set to `""` is removed); a move
+   * the life cycle forbids throws a `ConflictError` (`invalid_state_transition`).
+   */
   update(id: string, body: RequestBody<Routes['esim']['updateEsim']>, options: RequestOptions = {}) {
     return unwrap(() =>
       this.#raw.esim.updateEsim({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }),
     );
   }
+
+  /**
+   * The eSIM's activation code as a QR code to scan on a handset: the PNG's bytes by default, or the SVG
+   * document's text with `format: 'svg'`. An eSIM without an activation code throws a `NotFoundError`.
+   */
+  qrCode(id: string, options: QrCodeOptions & { format: 'svg' }): Promise<string>;
+  qrCode(id: string, options?: QrCodeOptions & { format?: 'png' }): Promise<Uint8Array>;
+  async qrCode(id: string, options: QrCodeOptions = {}): Promise<Uint8Array | string> {
+    const { format = 'png', ...requestOptions } = options;
+    const mediaType = QR_CODE_FORMATS[format];
+    const response = await this.#raw.esim.getEsimQrCode({ params: { id: segment(id) }, extraHeaders: { accept: mediaType }, requestOptions });
+    if (response.status < 200 || response.status > 299) throw errorFromResponse(response);
+    const contentType = response.headers.get('content-type') ?? '';
+    const body: unknown = response.body;
+    const expected = format === 'svg' ? typeof body === 'string' : body instanceof Uint8Array;
+    if (!contentType.toLowerCase().startsWith(mediaType) || !expected) throw new UnexpectedResponseError(response);
+    return body as Uint8Array | string;
+  }
+}
+
+/** The image formats of `esims.qrCode`, and the media type each asks for. */
+const QR_CODE_FORMATS = { png: 'image/png', svg: 'image/svg+xml' } as const;
+
+export interface QrCodeOptions extends RequestOptions {
+  /** `png` (the default) resolves to the image's bytes, `svg` to the SVG document as text. */
+  format?: keyof typeof QR_CODE_FORMATS;
 }
 
 /** The bundle catalogue, ordered by name. */

@@ -74,6 +74,12 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
+/** A media type that is neither JSON nor text (an image such as `image/png`): its body is kept as bytes. */
+export function isBinaryMediaType(contentType: string): boolean {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type !== '' && !/\bjson$/.test(type) && !type.startsWith('text/') && !/[/+]xml$/.test(type);
+}
+
 /** One attempt; the body is read here so that a connection dropped mid-body is a network error too. */
 async function send(fetchImpl: typeof fetch, args: ApiFetcherArgs, headers: Record<string, string>, signal: AbortSignal): Promise<TransportResponse> {
   const response = await fetchImpl(args.path, {
@@ -83,8 +89,9 @@ async function send(fetchImpl: typeof fetch, args: ApiFetcherArgs, headers: Reco
     body: args.body ?? null,
     signal,
   });
-  const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
+  if (isBinaryMediaType(contentType)) return { status: response.status, body: new Uint8Array(await response.arrayBuffer()), headers: response.headers };
+  const text = await response.text();
   let body: unknown = text;
   if (/\bjson\b/i.test(contentType) && text !== '') {
     try {

@@ -72,6 +72,10 @@ export interface Harness {
   eventsOf(esimId: string): InternalEvent[];
   order(caller: Caller, body: object): request.Test;
   patch(caller: Caller, id: string, state: string): request.Test;
+  /** PATCH /v1/esim/{id} with any body (state, metadata or both). */
+  update(caller: Caller, id: string, body: object): request.Test;
+  /** GET /v1/esim/{id}/qr_code, the body kept as bytes whatever its type. */
+  qrCode(caller: Caller, id: string, accept?: string): request.Test;
   usage(caller: Caller, id: string, bytes: number): request.Test;
   get(caller: Caller, path: string): request.Test;
   /** Verifies a live account and gives it a balance, as the operator would. */
@@ -142,6 +146,16 @@ export async function startInventory(): Promise<Harness> {
     order: (caller, body) => request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),
     patch: (caller, id, state) =>
       request(app).patch(`/v1/esim/${id}`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send({ state }),
+    update: (caller, id, body) => request(app).patch(`/v1/esim/${id}`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),
+    qrCode: (caller, id, accept) => {
+      const req = request(app).get(`/v1/esim/${id}/qr_code`).set(headersFor(caller));
+      if (accept !== undefined) req.set('Accept', accept);
+      return req.buffer(true).parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    },
     usage: (caller, id, bytes) => request(app).post(`/internal/esims/${id}/usage`).set(headersFor(caller)).send({ bytes }),
     get: (caller, path) => request(app).get(path).set(headersFor(caller)),
     async fund(accountId, settings) {

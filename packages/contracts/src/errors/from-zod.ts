@@ -13,6 +13,7 @@ const WHERE: Record<Exclude<RequestLocation, 'headers'>, string> = {
 /**
  * Turns the first validation issue into the catalogue's error: `missing_parameter` when the field is
  * absent, `invalid_parameter` otherwise (unknown keys included), with `param` naming the field.
+ * A custom issue may name its `param` (`issue.params.param`), which is then used as it is.
  * Two header rules of the specification win: a missing `Idempotency-Key` is `idempotency_key_required`
  * and a bad `Service-Version` is `unsupported_version`.
  */
@@ -22,8 +23,14 @@ export function apiErrorFromZod(error: ZodError, location: RequestLocation): Api
 
   const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
   const path = unknownKey === undefined ? issue.path : [...issue.path, unknownKey];
-  const param = paramName(path, location);
   const missing = issue.code === 'invalid_type' && issue.received === 'undefined';
+
+  // A custom check may name the parameter itself, e.g. `metadata[key]` for one metadata key.
+  const named = issue.code === 'custom' ? (issue.params as { param?: unknown } | undefined)?.param : undefined;
+  if (typeof named === 'string' && location !== 'headers') {
+    return new ApiError('invalid_parameter', { param: named, message: `Invalid parameter \`${named}\` ${WHERE[location]}: ${problem(issue, location)}.` });
+  }
+  const param = paramName(path, location);
 
   if (location === 'headers') {
     if (param === REQUEST_HEADERS.idempotencyKey && missing) return new ApiError('idempotency_key_required', { param });

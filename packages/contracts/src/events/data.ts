@@ -2,16 +2,28 @@ import { extendApi } from '@anatine/zod-openapi';
 import { z } from 'zod';
 import { apiKeySchema } from '../schemas/api-key.ts';
 import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
-import { esimSchema } from '../schemas/esim.ts';
+import { appleInstallUrl, esimSchema } from '../schemas/esim.ts';
 import { titled } from '../schemas/titled.ts';
 
 // `data` of each event type (DECISIONS.md "Events" and "Usage").
+
+/**
+ * The eSIM in event data. Events are kept and replayed for 30 days, so one recorded before eSIMs
+ * had `metadata` and `apple_install_url` is read with them filled in (`{}`, and the link of its
+ * activation code) instead of failing a receiver that parses events. The cast keeps the eSIM's types.
+ */
+const eventEsimSchema = z.preprocess((value) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const esim = value as Record<string, unknown>;
+  const code = typeof esim.activation_code === 'string' ? esim.activation_code : null;
+  return { ...esim, metadata: esim.metadata ?? {}, apple_install_url: esim.apple_install_url === undefined ? appleInstallUrl(code) : esim.apple_install_url };
+}, esimSchema) as unknown as typeof esimSchema;
 
 /** esim.* state events: the eSIM after the move and the state it left. */
 export const esimStateEventDataSchema = titled(
   'EsimStateEventData',
   z.object({
-    object: esimSchema,
+    object: eventEsimSchema,
     previous_state: z.enum(ESIM_STATES),
   }),
 );
@@ -20,7 +32,7 @@ export const esimStateEventDataSchema = titled(
 export const esimReleasedEventDataSchema = titled(
   'EsimReleasedEventData',
   z.object({
-    object: esimSchema,
+    object: eventEsimSchema,
     previous_state: z.enum(ESIM_STATES).nullable().describe('Null: the eSIM was just created by a purchase.'),
   }),
 );
@@ -30,7 +42,7 @@ const [half, most, full] = USAGE_THRESHOLDS;
 export const esimUsageThresholdEventDataSchema = titled(
   'EsimUsageThresholdEventData',
   z.object({
-    object: esimSchema,
+    object: eventEsimSchema,
     threshold_percent: extendApi(z.union([z.literal(half), z.literal(most), z.literal(full)]), { type: 'integer' }),
     data_used_bytes: z.number().int().min(0),
     data_limit_bytes: z.number().int().min(0),

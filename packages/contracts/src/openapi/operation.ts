@@ -1,5 +1,6 @@
 import type { AppRoute } from '@ts-rest/core';
 import type {
+  ContentObject,
   HeaderObject,
   OperationObject,
   ParameterObject,
@@ -52,6 +53,20 @@ function headerParameter(parameter: ParameterObject | ReferenceObject): Paramete
   return component === undefined ? parameter : { $ref: `#/components/parameters/${component}` };
 }
 
+// An object in the query is sent as `name[key]=value` pairs (the `metadata` filter); ts-rest marks only zod objects so.
+function queryParameter(parameter: ParameterObject | ReferenceObject): ParameterObject | ReferenceObject {
+  if ('$ref' in parameter || parameter.in !== 'query' || parameter.schema === undefined || '$ref' in parameter.schema) return parameter;
+  if (parameter.schema.type !== 'object') return parameter;
+  return { ...parameter, style: 'deepObject', explode: true };
+}
+
+// A success answer that is not JSON: ts-rest documents no content for it, so each media type is named here.
+function mediaContent(produces: readonly string[]): ContentObject {
+  return Object.fromEntries(
+    produces.map((type) => [type, { schema: type.endsWith('+xml') || type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } }]),
+  );
+}
+
 // ts-rest labels every body "Body" and never marks it required; the body schema knows whether it may be absent.
 function requestBody({ description: _label, ...body }: RequestBodyObject, route: AppRoute): RequestBodyObject {
   const schema = 'body' in route ? (route.body as { isOptional?: () => boolean } | null) : null;
@@ -66,6 +81,11 @@ export function enrichOperation(operation: OperationObject, route: AppRoute): Op
   const responses = Object.fromEntries(
     Object.entries(operation.responses as Record<string, ResponseObject>).map(([status, response]) => {
       const code = Number(status);
+      if (code < 400 && metadata.produces !== undefined) {
+        const types = metadata.produces.map((type) => `\`${type}\``);
+        const description = `${SUCCESS_TEXT[code] ?? 'Success'}: ${types.join(' or ')}, as \`Accept\` asks (default ${types[0] ?? ''}).`;
+        return [status, { ...response, description, content: mediaContent(metadata.produces), headers: responseHeaders(metadata, code) }];
+      }
       const description = code >= 400 ? errorDescription(metadata, code) : successDescription(response, code);
       return [status, { ...response, description, headers: responseHeaders(metadata, code) }];
     }),
@@ -74,7 +94,7 @@ export function enrichOperation(operation: OperationObject, route: AppRoute): Op
     ...operation,
     description: `${route.description ?? ''}${scopeNote}`,
     tags: (operation.tags ?? []).map((group) => TAGS[group as RouteGroup].name),
-    parameters: (operation.parameters ?? []).map(headerParameter),
+    parameters: (operation.parameters ?? []).map(headerParameter).map(queryParameter),
     ...(operation.requestBody && { requestBody: requestBody(operation.requestBody as RequestBodyObject, route) }),
     responses,
     ...(!metadata.auth && { security: [] }),

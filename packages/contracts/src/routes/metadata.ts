@@ -19,6 +19,11 @@ export type RouteMetadata = {
   idempotent: boolean;
   /** Error codes the route documents, in catalogue order (the standard ones included). */
   errors: readonly ErrorCode[];
+  /**
+   * The media types of a success answer that is not JSON, the default first; the service picks one
+   * by the request's `Accept`, which the gateway passes on for such a route only.
+   */
+  produces?: readonly string[];
 };
 
 export function routeMetadata(route: AppRoute): RouteMetadata {

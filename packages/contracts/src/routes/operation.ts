@@ -36,6 +36,8 @@ type OperationOptions<E extends ErrorCode> = {
   /** Errors documented on top of the standard ones (S). */
   errors?: readonly E[];
   testOnly?: true;
+  /** Media types of a success answer that is not JSON (see `RouteMetadata.produces`). */
+  produces?: readonly string[];
 };
 
 /**
@@ -60,6 +62,7 @@ export function operation<
     idempotent: method !== 'GET',
     errors,
     ...(options.testOnly && { testOnly: true }),
+    ...(options.produces && { produces: options.produces }),
   };
   return {
     method,

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { ESIM_STATES } from './enums.ts';
+import { metadataSchema } from './metadata.ts';
 import { ACTIVATION_CODE_PATTERN, ID_PREFIXES, iccidSchema, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
+
+/** Apple's link that opens the installation of an eSIM on an iPhone, before the URL-encoded activation code. */
+export const APPLE_INSTALL_URL_PREFIX = 'https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=';
+
+/** `apple_install_url` of an eSIM: null when it has no activation code. */
+export const appleInstallUrl = (activationCode: string | null): string | null =>
+  activationCode === null ? null : `${APPLE_INSTALL_URL_PREFIX}${encodeURIComponent(activationCode)}`;
 
 // Fields the specification marks optional are always sent (null where the spec allows null), so clients get plain types.
 export const esimSchema = titled(
@@ -19,12 +27,21 @@ export const esimSchema = titled(
       .regex(ACTIVATION_CODE_PATTERN)
       .nullable()
       .describe('LPA string `LPA:1$<smdp_address>$<matching_id>`, the content of the install QR code.'),
+    apple_install_url: z
+      .string()
+      .url()
+      .nullable()
+      .describe(
+        `Opens the eSIM installation on an iPhone (iOS 17.4 or later): \`${APPLE_INSTALL_URL_PREFIX}\` ` +
+          'followed by the URL-encoded activation code; null when the eSIM has no activation code.',
+      ),
     smdp_address: z.string().nullable(),
     matching_id: z.string().nullable(),
     expires_at: unixSeconds.nullable().describe('When the bundle runs out; null when the bundle has no stated duration.'),
     created_at: unixSeconds,
     updated_at: unixSeconds,
     simulated: z.boolean().describe('True for a sandbox resource, false for a live one.'),
+    metadata: metadataSchema,
   }),
 );
 export type Esim = z.infer<typeof esimSchema>;

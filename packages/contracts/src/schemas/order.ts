@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CURRENCIES } from './enums.ts';
 import { esimSchema } from './esim.ts';
+import { metadataSchema } from './metadata.ts';
 import { ID_PREFIXES, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
 
@@ -18,6 +19,7 @@ export const orderSchema = titled(
     rated: z.boolean().describe('False in the sandbox: nothing is charged.'),
     esims: z.array(esimSchema),
     simulated: z.boolean(),
+    metadata: metadataSchema,
     created_at: unixSeconds,
   }),
 );

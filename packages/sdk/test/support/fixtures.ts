@@ -10,12 +10,14 @@ export function esimFixture(n: number) {
     data_used_bytes: 0,
     data_limit_bytes: 5_000_000_000,
     activation_code: `LPA:1$sandbox.smdp.invalid$TEST-${String(n).padStart(20, '0')}`,
+    apple_install_url: `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=LPA%3A1%24sandbox.smdp.invalid%24TEST-${String(n).padStart(20, '0')}`,
     smdp_address: 'sandbox.smdp.invalid',
     matching_id: `TEST-${String(n).padStart(20, '0')}`,
     expires_at: 1_797_934_530,
     created_at: 1_795_342_530,
     updated_at: 1_795_342_530,
     simulated: true,
+    metadata: {},
   };
 }
 
@@ -30,5 +32,6 @@ export const orderFixture = {
   rated: false,
   esims: [esimFixture(1)],
   simulated: true,
+  metadata: {},
   created_at: 1_795_342_530,
 };

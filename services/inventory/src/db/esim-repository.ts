@@ -1,4 +1,4 @@
-import type { Environment, EsimState } from '@connectivity/contracts';
+import type { Environment, EsimState, Metadata } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import { looksLikeIccid, type EsimRecord } from '../domain/esim.ts';
 import { SCHEMA } from './migrations/schema.ts';
@@ -36,7 +36,7 @@ export interface EsimPosition {
 
 export const esimRepository = {
   async insert(db: Knex, records: EsimRecord[]): Promise<void> {
-    await esims(db).insert(records);
+    await esims(db).insert(records.map((record) => ({ ...record, metadata: JSON.stringify(record.metadata) })));
   },
 
   /** By id or ICCID, whoever owns it; `lock` takes the row lock for the caller's transaction. */
@@ -56,12 +56,24 @@ export const esimRepository = {
     return new Set(rows.map((row) => row.iccid));
   },
 
-  async update(db: Knex, id: string, changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at'>>): Promise<void> {
-    await esims(db).where('id', id).update(changes);
+  async update(db: Knex, id: string, changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at' | 'metadata'>>): Promise<void> {
+    const { metadata, ...rest } = changes;
+    await esims(db)
+      .where('id', id)
+      .update({ ...rest, ...(metadata !== undefined && { metadata: JSON.stringify(metadata) }) });
   },
 
-  /** A page of one account's eSIMs in one environment, newest first then by id, after `after`. */
-  async list(db: Knex, owner: { accountId: string; environment: Environment }, after: EsimPosition | undefined, limit: number): Promise<EsimRecord[]> {
+  /**
+   * A page of one account's eSIMs in one environment, newest first then by id, after `after`;
+   * with `metadata`, only eSIMs whose metadata contains every pair (jsonb `@>`, served by the GIN index).
+   */
+  async list(
+    db: Knex,
+    owner: { accountId: string; environment: Environment },
+    after: EsimPosition | undefined,
+    limit: number,
+    metadata: Metadata = {},
+  ): Promise<EsimRecord[]> {
     const query = esims(db)
       .select('*')
       .where({ account_id: owner.accountId, environment: owner.environment })
@@ -71,6 +83,7 @@ export const esimRepository = {
       ])
       .limit(limit);
     if (after) query.andWhereRaw('(created_at, id) < (?, ?)', [after.created_at, after.id]);
+    if (Object.keys(metadata).length > 0) query.andWhereRaw('metadata @> ?::jsonb', [JSON.stringify(metadata)]);
     return ((await query) as EsimRow[]).map(toRecord);
   },
 

@@ -1,4 +1,4 @@
-import type { Environment } from '@connectivity/contracts';
+import type { Environment, Metadata } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import { SCHEMA } from './migrations/schema.ts';
 
@@ -11,11 +11,15 @@ export interface OrderRecord {
   price_cents: number;
   total_cents: number;
   currency: string;
+  metadata: Metadata;
   created_at: number;
 }
 
 export const orderRepository = {
   async insert(db: Knex, order: OrderRecord): Promise<void> {
-    await db.withSchema(SCHEMA).table('orders').insert(order);
+    await db
+      .withSchema(SCHEMA)
+      .table('orders')
+      .insert({ ...order, metadata: JSON.stringify(order.metadata) });
   },
 };

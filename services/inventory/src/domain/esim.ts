@@ -1,4 +1,5 @@
-import type { Environment, Esim, EsimState, EventType } from '@connectivity/contracts';
+import { appleInstallUrl, type Environment, type Esim, type EsimState, type EventType, type Metadata } from '@connectivity/contracts';
+import { sortedMetadata } from './metadata.ts';
 
 /** An eSIM as inventory keeps it: the public fields plus its owner and thresholds notified. */
 export interface EsimRecord {
@@ -18,6 +19,7 @@ export interface EsimRecord {
   expires_at: number | null;
   created_at: number;
   updated_at: number;
+  metadata: Metadata;
 }
 
 export function toPublicEsim(esim: EsimRecord): Esim {
@@ -30,12 +32,14 @@ export function toPublicEsim(esim: EsimRecord): Esim {
     data_used_bytes: esim.data_used_bytes,
     data_limit_bytes: esim.data_limit_bytes,
     activation_code: esim.activation_code,
+    apple_install_url: appleInstallUrl(esim.activation_code),
     smdp_address: esim.smdp_address,
     matching_id: esim.matching_id,
     expires_at: esim.expires_at,
     created_at: esim.created_at,
     updated_at: esim.updated_at,
     simulated: esim.environment === 'test',
+    metadata: sortedMetadata(esim.metadata),
   };
 }
 

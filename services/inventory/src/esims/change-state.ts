@@ -1,4 +1,4 @@
-import { isApiError, type Esim, type EsimState } from '@connectivity/contracts';
+import { isApiError, type Esim, type EsimState, type Metadata } from '@connectivity/contracts';
 import { recordIdempotentAnswer, recordIdempotentError } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
@@ -6,6 +6,7 @@ import { esimRepository } from '../db/esim-repository.ts';
 import { terminationRepository } from '../db/termination-repository.ts';
 import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
+import { mergeMetadata, sameMetadata } from '../domain/metadata.ts';
 import { planPatch } from '../domain/state-machine.ts';
 import { recordEsimEvents } from '../events/esim-events.ts';
 
@@ -25,12 +26,26 @@ function supplierAction(esim: EsimRecord, to: EsimState): ProfileAction | undefi
   return undefined;
 }
 
+/** What a PATCH asks for: a state, metadata to merge, or both. */
+export interface EsimPatch {
+  state?: EsimState | undefined;
+  metadata?: Metadata | undefined;
+}
+
+/** PATCH /v1/esim/{id} with a state only. */
+export const changeState = (deps: ChangeStateDeps, caller: Caller, idOrIccid: string, to: EsimState): Promise<Esim> =>
+  updateEsim(deps, caller, idOrIccid, { state: to });
+
 /**
  * PATCH /v1/esim/{id}. The move is checked first without a lock (so a refused move never
  * reaches the supplier), the supplier is asked for a live suspend, resume or cancel outside any
  * transaction, then the move is made under the row lock, checked again against the state
  * found there: of concurrent PATCHes to one target, one moves and emits, the rest find the
  * eSIM already there and change nothing.
+ *
+ * Metadata is merged under the same lock, before the move, so the move's event shows the eSIM as
+ * the PATCH leaves it; a change of metadata alone emits no event. A PATCH refused (a move the life
+ * cycle forbids, or metadata of more than 50 keys) changes neither.
  *
  * A live cancel tells the supplier first, then writes down on its own that the supplier
  * terminated the profile, then moves the eSIM and clears that fact in one transaction. If that
@@ -39,17 +54,19 @@ function supplierAction(esim: EsimRecord, to: EsimState): ProfileAction | undefi
  * again. If a concurrent PATCH or the sweeper expired the eSIM meanwhile, the cancel finds it
  * expired and answers it unchanged (the supplier's terminate is idempotent).
  */
-export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIccid: string, to: EsimState): Promise<Esim> {
+export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIccid: string, patch: EsimPatch): Promise<Esim> {
   const now = deps.now ?? (() => new Date());
+  const to = patch.state;
   const seen = await esimRepository.find(deps.knex, idOrIccid);
   if (!seen) throw notFound();
   assertCanReach(seen, caller);
-  if (planPatch(seen.state, to, caller.environment).kind === 'unchanged') return toPublicEsim(seen);
+  const stateUnchanged = to === undefined || planPatch(seen.state, to, caller.environment).kind === 'unchanged';
+  if (stateUnchanged && patch.metadata === undefined) return toPublicEsim(seen);
 
   // A profile the supplier already terminated takes no further supplier call: the move below
   // records the cancel, and any other move is then refused from `expired`.
   const terminated = seen.environment === 'live' && (await terminationRepository.exists(deps.knex, seen.id));
-  const action = terminated ? undefined : supplierAction(seen, to);
+  const action = terminated || to === undefined || stateUnchanged ? undefined : supplierAction(seen, to);
   if (action) await deps.catalogue.profileAction(caller, seen.iccid, action);
   if (action === 'terminate') await terminationRepository.record(deps.knex, seen.id, now().getTime());
 
@@ -61,24 +78,33 @@ export async function changeState(deps: ChangeStateDeps, caller: Caller, idOrIcc
     let esim = locked;
     let moved = false;
     // The supplier terminated the profile, or validity ended, and the sweeper has not come by
-    // yet: the eSIM expires first (with its event, committed even if the requested move is then
-    // refused), as it would a moment later.
+    // yet: the eSIM expires first (with its event, committed even if the requested change is
+    // then refused), as it would a moment later.
     const supplierTerminated = esim.environment === 'live' && (await terminationRepository.clear(trx, esim.id));
     if (esim.state !== 'expired' && (supplierTerminated || isPastValidity(esim, seconds))) {
       esim = await move(trx, esim, 'expired', at);
       moved = true;
     }
+    // A state the eSIM was already in when read asks for no move: a concurrent move since then
+    // stands (and was not prepared with the supplier here), unless the eSIM just expired.
+    const target = to === undefined || (stateUnchanged && !moved) ? undefined : to;
     let plan;
+    let metadata: Metadata | undefined;
     try {
-      plan = planPatch(esim.state, to, caller.environment);
+      metadata = patch.metadata === undefined ? undefined : mergeMetadata(esim.metadata, patch.metadata);
+      plan = target === undefined ? undefined : planPatch(esim.state, target, caller.environment);
     } catch (error) {
       if (!moved || !isApiError(error)) throw error;
       // The expiry commits, and so does the refusal that answers this request.
       await recordIdempotentError(trx, error);
       return { esim, moved, refusal: error };
     }
-    if (plan.kind === 'move') {
-      esim = await move(trx, esim, to, at);
+    if (metadata !== undefined && !sameMetadata(metadata, esim.metadata)) {
+      esim = { ...esim, metadata, updated_at: seconds };
+      await esimRepository.update(trx, esim.id, { metadata, updated_at: seconds });
+    }
+    if (plan?.kind === 'move') {
+      esim = await move(trx, esim, plan.to, at);
       moved = true;
     }
     await recordIdempotentAnswer(trx, 200, toPublicEsim(esim));

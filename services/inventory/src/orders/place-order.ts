@@ -1,4 +1,4 @@
-import { ApiError, type Order, type SuppliedProfile } from '@connectivity/contracts';
+import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
 import { newId, recordIdempotentAnswer, signalWork, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
@@ -9,6 +9,7 @@ import { releaseRepository, RELEASES_SIGNAL } from '../db/release-repository.ts'
 import type { Caller } from '../domain/access.ts';
 import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
+import { initialMetadata, sortedMetadata } from '../domain/metadata.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../domain/order.ts';
 import { recordEsimEvents } from '../events/esim-events.ts';
 
@@ -26,11 +27,16 @@ const SANDBOX_ATTEMPTS = 3;
 /**
  * POST /v1/esim. The bundle and the profiles come from catalogue before the transaction (never a
  * remote call inside it); then ONE transaction debits a live account, writes the order, its
- * eSIMs and one `esim.released` event per eSIM.
+ * eSIMs and one `esim.released` event per eSIM. `metadata` is set on the order and on each eSIM.
  */
-export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { bundle: string; quantity: number }): Promise<Order> {
+export async function placeOrder(
+  deps: PlaceOrderDeps,
+  caller: Caller,
+  input: { bundle: string; quantity: number; metadata?: Metadata | undefined },
+): Promise<Order> {
   const now = deps.now ?? (() => new Date());
   const live = caller.environment === 'live';
+  const metadata = initialMetadata(input.metadata);
 
   const bundle = await findBundle(deps, caller, input.bundle);
   assertOrderable(bundle, caller.environment);
@@ -59,6 +65,7 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
       expires_at: expiresAt(createdAt, bundle.duration_days),
       created_at: createdAt,
       updated_at: createdAt,
+      metadata,
     }));
 
     const order: Order = {
@@ -69,6 +76,7 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
       ...price,
       esims: esims.map(toPublicEsim),
       simulated: !live,
+      metadata: sortedMetadata(metadata),
       created_at: createdAt,
     };
     try {
@@ -88,6 +96,7 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: { 
           price_cents: price.price_cents,
           total_cents: price.total_cents,
           currency: price.currency,
+          metadata,
           created_at: createdAt,
         });
         await esimRepository.insert(trx, esims);

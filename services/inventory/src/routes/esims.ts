@@ -1,16 +1,19 @@
+import { Readable } from 'node:stream';
 import { contract } from '@connectivity/contracts';
 import { getIdentity, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import type { ChangeStateDeps } from '../esims/change-state.ts';
-import { changeState } from '../esims/change-state.ts';
+import { updateEsim } from '../esims/change-state.ts';
+import { esimQrCode } from '../esims/qr-code.ts';
 import { getEsim, listEsims } from '../esims/read-esims.ts';
+import { chooseQrMediaType } from '../domain/qr-code.ts';
 import { placeOrder, type PlaceOrderDeps } from '../orders/place-order.ts';
 
 const s = initServer();
 
 export type EsimRoutesDeps = PlaceOrderDeps & ChangeStateDeps & { cursors: CursorCodec };
 
-/** The public eSIM routes: buy, list, read, change state. */
+/** The public eSIM routes: buy, list, read, change state or metadata, QR code. */
 export function esimRouter(deps: EsimRoutesDeps) {
   return s.router(contract.esim, {
     createEsim: async ({ body, res }) => ({ status: 201, body: await placeOrder(deps, getIdentity(res), body) }),
@@ -18,7 +21,19 @@ export function esimRouter(deps: EsimRoutesDeps) {
     getEsim: async ({ params, res }) => ({ status: 200, body: await getEsim(deps.knex, getIdentity(res), params.id) }),
     updateEsim: async ({ params, body, res }) => ({
       status: 200,
-      body: await changeState(deps, getIdentity(res), params.id, body.state),
+      body: await updateEsim(deps, getIdentity(res), params.id, body),
     }),
+    getEsimQrCode: async ({ params, req, res }) => {
+      const type = chooseQrMediaType(req.get('accept'));
+      const image = await esimQrCode(deps.knex, getIdentity(res), params.id, type);
+      res.setHeader('content-type', type);
+      res.setHeader('content-length', String(image.length));
+      res.setHeader('vary', 'Accept');
+      // The image carries the activation code, which installs the profile: no cache keeps it.
+      res.setHeader('cache-control', 'private, no-store');
+      // ts-rest gives every answer of this route the contract's one content type, except a stream,
+      // which it pipes as it is: so the type chosen above stands.
+      return { status: 200, body: Readable.from([image]) as never };
+    },
   });
 }

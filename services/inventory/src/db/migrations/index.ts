@@ -3,6 +3,7 @@ import * as accounts from './0002_accounts.ts';
 import * as ordersAndEsims from './0003_orders_and_esims.ts';
 import * as supplierReleases from './0004_supplier_releases.ts';
 import * as supplierTerminations from './0005_supplier_terminations.ts';
+import * as metadata from './0007_metadata.ts';
 import { SCHEMA } from './schema.ts';
 
 export { SCHEMA };
@@ -16,5 +17,6 @@ export const migrations: MigrationSet = {
     '0004_supplier_releases': supplierReleases,
     '0005_supplier_terminations': supplierTerminations,
     '0006_idempotency': idempotencyMigration(SCHEMA),
+    '0007_metadata': metadata,
   },
 };
