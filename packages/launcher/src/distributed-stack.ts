@@ -45,6 +45,8 @@ export interface DistributedStack {
   supervisor: Supervisor;
   /** Instance names per deployable, e.g. `{ inventory: ['inventory-1', 'inventory-2'] }`. */
   names: Record<string, string[]>;
+  /** Each instance's own URL per deployable, in instance order (e.g. to scrape its `/metrics`). */
+  serviceUrls: Record<string, string[]>;
   /** The environment every process was started with. */
   env: NodeJS.ProcessEnv;
   close(): Promise<void>;
@@ -142,5 +144,6 @@ export async function startDistributedStack(options: DistributedStackOptions): P
     await close();
     throw error;
   }
-  return { gatewayUrls, adminUrls, adminToken, knex, databaseUrl, supervisor, names, env, close };
+  const serviceUrls = Object.fromEntries(Object.entries(portsOf).map(([service, ports]) => [service, ports.map((port) => `http://127.0.0.1:${port}`)]));
+  return { gatewayUrls, adminUrls, adminToken, knex, databaseUrl, supervisor, names, serviceUrls, env, close };
 }

@@ -30,7 +30,7 @@ const COUNTERS_AND_GAUGES = [
   'connectivity_idempotency_replays_total',
   'connectivity_idempotency_conflicts_total',
   'connectivity_outbox_pending',
-  'connectivity_outbox_oldest_age_seconds',
+  'connectivity_outbox_oldest_age',
   'connectivity_outbox_publish_failures_total',
   'connectivity_consumer_lag',
   'connectivity_consumer_redeliveries_total',
@@ -40,10 +40,10 @@ const COUNTERS_AND_GAUGES = [
   'connectivity_sweeper_moves_total',
 ];
 const HISTOGRAMS = [
-  'http_server_request_duration_seconds',
-  'http_client_request_duration_seconds',
-  'db_client_operation_duration_seconds',
-  'connectivity_webhook_delivery_latency_seconds',
+  'http_server_request_duration',
+  'http_client_request_duration',
+  'db_client_operation_duration',
+  'connectivity_webhook_delivery_latency',
 ];
 const METRICS = [...COUNTERS_AND_GAUGES, ...HISTOGRAMS];
 const SERIES_NAMES = new Set([...COUNTERS_AND_GAUGES, ...HISTOGRAMS.flatMap((h) => [`${h}_bucket`, `${h}_count`, `${h}_sum`])]);

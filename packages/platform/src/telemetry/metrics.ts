@@ -2,8 +2,10 @@ import { metrics, type Attributes, type Counter, type Histogram, type Meter, typ
 
 /**
  * The domain's metrics, beside the HTTP and database histograms the SDK's instrumentation records.
- * Names follow OpenTelemetry's conventions; in Prometheus form they read
- * `connectivity_<name>` with `_total` on counters and the unit as a suffix (docs/runbook.md).
+ * In Prometheus form a name reads with underscores for dots; counters are named with their
+ * `_total` already and units are never a suffix, so a series has the same name scraped from a
+ * process's `/metrics` and passed on by the collector (`add_metric_suffixes: false`); see
+ * docs/runbook.md.
  *
  * The API hands out no-op instruments until the SDK has started (tests build apps in-process
  * without it), so instruments are made on first use and made again if the provider changed.
@@ -30,20 +32,20 @@ function current(): { meter: Meter; instruments: Instruments } {
   if (made?.provider === provider) return made;
   const meter = provider.getMeter(METER);
   const instruments: Instruments = {
-    rateLimitRefusals: meter.createCounter('connectivity.ratelimit.refusals', { description: 'Requests refused with 429 rate_limited.' }),
-    idempotencyReplays: meter.createCounter('connectivity.idempotency.replays', { description: 'Answers replayed for a repeated Idempotency-Key.' }),
-    idempotencyConflicts: meter.createCounter('connectivity.idempotency.conflicts', { description: 'Requests refused 409 idempotency_key_reused.' }),
-    outboxPublishFailures: meter.createCounter('connectivity.outbox.publish_failures', { description: 'Outbox rows whose publish to the bus failed (retried later).' }),
-    consumerRedeliveries: meter.createCounter('connectivity.consumer.redeliveries', { description: 'Messages handled again after a failure or a lost ack.' }),
-    consumerDeadLetters: meter.createCounter('connectivity.consumer.dead_letters', { description: 'Messages moved to the dead letters after their last delivery.' }),
-    webhookAttempts: meter.createCounter('connectivity.webhook.attempts', { description: 'Webhook delivery attempts, by outcome.' }),
+    rateLimitRefusals: meter.createCounter('connectivity.ratelimit.refusals_total', { description: 'Requests refused with 429 rate_limited.' }),
+    idempotencyReplays: meter.createCounter('connectivity.idempotency.replays_total', { description: 'Answers replayed for a repeated Idempotency-Key.' }),
+    idempotencyConflicts: meter.createCounter('connectivity.idempotency.conflicts_total', { description: 'Requests refused 409 idempotency_key_reused.' }),
+    outboxPublishFailures: meter.createCounter('connectivity.outbox.publish_failures_total', { description: 'Outbox rows whose publish to the bus failed (retried later).' }),
+    consumerRedeliveries: meter.createCounter('connectivity.consumer.redeliveries_total', { description: 'Messages handled again after a failure or a lost ack.' }),
+    consumerDeadLetters: meter.createCounter('connectivity.consumer.dead_letters_total', { description: 'Messages moved to the dead letters after their last delivery.' }),
+    webhookAttempts: meter.createCounter('connectivity.webhook.attempts_total', { description: 'Webhook delivery attempts, by outcome.' }),
     webhookDeliveryLatency: meter.createHistogram('connectivity.webhook.delivery_latency', {
       description: 'From the event’s time to its successful delivery.',
       unit: 's',
       advice: { explicitBucketBoundaries: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400] },
     }),
-    webhookEndpointsDisabled: meter.createCounter('connectivity.webhook.endpoints_disabled', { description: 'Webhook endpoints disabled by the service, by reason.' }),
-    sweeperMoves: meter.createCounter('connectivity.sweeper.moves', { description: 'eSIMs moved by the expiry sweeper.' }),
+    webhookEndpointsDisabled: meter.createCounter('connectivity.webhook.endpoints_disabled_total', { description: 'Webhook endpoints disabled by the service, by reason.' }),
+    sweeperMoves: meter.createCounter('connectivity.sweeper.moves_total', { description: 'eSIMs moved by the expiry sweeper.' }),
   };
   made = { provider, meter, instruments };
   return made;
