@@ -78,7 +78,12 @@ describe('graceful shutdown (SIGTERM)', () => {
     const before = answers.length;
     const sent = Date.now();
     service.child.kill('SIGTERM');
-    const readiness = await get(service.port, '/readyz').catch(() => ({ status: 0, connection: undefined }));
+    // The signal arrives asynchronously: readiness turns (503 while draining, or refused once closed).
+    let readiness = { status: 200, connection: undefined as string | undefined };
+    while (readiness.status === 200) {
+      readiness = await get(service.port, '/readyz').catch(() => ({ status: 0, connection: undefined }));
+      if (readiness.status === 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const { code, at } = await service.exited;
     stop = true;
     await client;
