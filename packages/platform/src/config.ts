@@ -58,4 +58,7 @@ export const telemetryConfigSchema = z.object({
   /** `none` keeps metrics off OTLP even with an endpoint (they stay on `/metrics`). */
   OTEL_METRICS_EXPORTER: z.string().optional(),
   OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(1_000).default(15_000),
+  /** OTLP over HTTP as protobuf (the default: smaller, cheaper to encode) or as `http/json`. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(emptyToUndefined, z.enum(['http/protobuf', 'http/json']).optional()),
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: z.preprocess(emptyToUndefined, z.enum(['http/protobuf', 'http/json']).optional()),
 });

@@ -42,10 +42,30 @@ describe('telemetry (node --import register.mjs)', () => {
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     try {
       const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-      await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
       const exported = bodies.join('\n');
       expect(exported).toContain('telemetry-test');
       expect(exported).toContain('0af7651916cd43dd8448eb211c80319c');
+    } finally {
+      await new Promise<void>((resolve) => collector.close(() => resolve()));
+    }
+  });
+
+  test('spans go out as OTLP protobuf unless asked for JSON (smaller and cheaper to encode)', async () => {
+    const types: string[] = [];
+    const collector = createServer((req: IncomingMessage, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/v1/traces') types.push(String(req.headers['content-type']));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+      await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: '' });
+      expect(types.length).toBeGreaterThan(0);
+      expect(types.every((type) => type === 'application/x-protobuf')).toBe(true);
     } finally {
       await new Promise<void>((resolve) => collector.close(() => resolve()));
     }

@@ -18,7 +18,8 @@ import { distributedBackends, until } from './support.ts';
  * Request-Id) → its client span → the service's server span → the outbox's publish → the
  * consume → each delivery attempt, with correct parents, and no background poll inside.
  */
-const TELEMETRY = { OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_METRICS_EXPORTER: 'none', OTEL_TRACES_SAMPLER: 'parentbased_always_on' };
+// JSON, so the receiver in the test reads the spans without a protobuf decoder.
+const TELEMETRY = { OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_METRICS_EXPORTER: 'none', OTEL_TRACES_SAMPLER: 'parentbased_always_on', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
 
 interface World {
   gatewayUrl: string;

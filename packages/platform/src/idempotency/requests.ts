@@ -25,12 +25,14 @@ interface HeldClaim {
   baseUrl: string;
   res: Response;
   sealer: AnswerSealer | undefined;
+  /** The answer was recorded in a transaction that committed: nothing is left to settle. */
+  committed: boolean;
 }
 
 const sealContext = (ref: ClaimRef) => `idempotency:${ref.keyId}:${ref.idempotencyKey}`;
 const sealed = (claim: Pick<HeldClaim, 'sealer' | 'ref'>, body: string) => (claim.sealer ? claim.sealer.seal(body, sealContext(claim.ref)) : body);
 
-const held = new AsyncLocalStorage<HeldClaim>();
+const heldClaims = new AsyncLocalStorage<HeldClaim>();
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
@@ -57,15 +59,21 @@ export const keyReused = (): ApiError =>
  * ran out and a retry took it over), the transaction is refused, and the retry's answer stands.
  */
 export async function recordIdempotentAnswer(trx: Knex.Transaction, status: number, body: unknown, headers: Record<string, string> = {}): Promise<void> {
-  const claim = held.getStore();
+  const claim = heldClaims.getStore();
   if (!claim) return;
   const stored = await claim.store.complete(trx, claim.ref, { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) });
   if (!stored) throw inProgress(claim.res);
+  trx.executionPromise.then(
+    () => {
+      claim.committed = true;
+    },
+    () => undefined,
+  );
 }
 
 /** `recordIdempotentAnswer` for a refusal that follows a committed change (e.g. expired, then refused). */
 export async function recordIdempotentError(trx: Knex.Transaction, error: ApiError): Promise<void> {
-  const claim = held.getStore();
+  const claim = heldClaims.getStore();
   if (!claim) return;
   await recordIdempotentAnswer(trx, error.status, error.toBody(claim.baseUrl));
 }
@@ -131,8 +139,11 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
         captured = body;
         return json(body);
       };
+      const held: HeldClaim = { db, store, ref, baseUrl: options.baseUrl, res, sealer: options.sealer, committed: false };
       const settle = () => {
         stopHolding();
+        // Recorded with the change and committed: the record is final, no write is needed.
+        if (held.committed) return;
         const answer: StoredResponse = { status: res.statusCode, headers: { ...JSON_HEADERS }, body: sealed({ sealer: options.sealer, ref }, JSON.stringify(captured ?? null)) };
         for (const name of ['retry-after', 'cache-control']) {
           const value = res.getHeader(name);
@@ -144,7 +155,7 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
         Promise.resolve(done).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
       };
       res.once('close', settle);
-      held.run({ db, store, ref, baseUrl: options.baseUrl, res, sealer: options.sealer }, next);
+      heldClaims.run(held, next);
     } catch (error) {
       next(error);
     }

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as OTLPJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as OTLPProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -44,11 +44,14 @@ export function startTelemetry(): void {
   prometheus = new PrometheusExporter({ preventServerStart: true });
   const metricReaders: MetricReader[] = [prometheus];
   if (config.OTEL_EXPORTER_OTLP_ENDPOINT && config.OTEL_METRICS_EXPORTER !== 'none') {
-    metricReaders.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.OTEL_METRIC_EXPORT_INTERVAL }));
+    const json = (config.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL) === 'http/json';
+    const exporter = json ? new OTLPJsonMetricExporter() : new OTLPProtoMetricExporter();
+    metricReaders.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: config.OTEL_METRIC_EXPORT_INTERVAL }));
   }
   sdk = new NodeSDK({
     serviceName: config.OTEL_SERVICE_NAME,
-    traceExporter: config.OTEL_EXPORTER_OTLP_ENDPOINT ? new OTLPTraceExporter() : undefined,
+    // With an endpoint, the SDK builds the trace exporter from the standard variables (OTLP over
+    // HTTP, protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL says http/json) with a batch processor.
     spanProcessors: config.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : [keepSpansLocal],
     metricReaders,
     instrumentations: [

@@ -32,6 +32,19 @@ const ACTIONS = {
  */
 export function createCatalogueClient(options: CatalogueClientOptions): CatalogueClient {
   const client = createInternalClient({ service: 'catalogue', ...options });
+  // Sandbox bundles change only by catalogue's migrations, so an order need not ask for one it
+  // asked for a minute ago; live ones are asked every time (prices, the operator's switch).
+  const sandbox = new Map<string, { bundle: Promise<InternalBundle>; at: number }>();
+  const SANDBOX_BUNDLE_TTL_MS = 60_000;
+  const sandboxBundle = (caller: Caller, name: string): Promise<InternalBundle> => {
+    const cached = sandbox.get(name);
+    if (cached && Date.now() - cached.at < SANDBOX_BUNDLE_TTL_MS) return cached.bundle;
+    const bundle = guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, identity: caller }));
+    sandbox.set(name, { bundle, at: Date.now() });
+    // A refusal (unknown name, catalogue down) is not remembered.
+    bundle.catch(() => sandbox.delete(name));
+    return bundle;
+  };
 
   async function guarded<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -43,7 +56,8 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
   }
 
   return {
-    getBundle: (caller, name) => guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, identity: caller })),
+    getBundle: (caller, name) =>
+      caller.environment === 'test' ? sandboxBundle(caller, name) : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, identity: caller })),
     orderProfiles: (caller, body) =>
       guarded(async () => (await client.call(internalSupplyContract.orderProfiles, { body, identity: caller })).profiles),
     profileAction: (caller, iccid, action) =>
