@@ -42,4 +42,14 @@ describe('newId', () => {
     expect(newId('order')).toMatch(/^ord_/);
     expect(newId('webhookAttempt')).toMatch(/^msgatt_/);
   });
+
+  test('the random part is uniform over the alphabet and does not repeat (pooled CSPRNG bytes)', () => {
+    const ids = Array.from({ length: 20_000 }, () => newId('request', 1_000).slice(14));
+    expect(new Set(ids).size).toBe(ids.length);
+    const counts = new Map<string, number>();
+    for (const id of ids) for (const char of id) counts.set(char, (counts.get(char) ?? 0) + 1);
+    // 32 symbols, 320,000 draws: each close to 10,000.
+    expect(counts.size).toBe(32);
+    for (const count of counts.values()) expect(Math.abs(count - 10_000)).toBeLessThan(800);
+  });
 });

@@ -1,7 +1,6 @@
 import type { EsimState, EventType, UsageThreshold } from '@connectivity/contracts';
-import { createOutbox, outboxEntry, type InternalEvent } from '@connectivity/platform';
+import { createOutbox, monotonicUlid, outboxEntry, type InternalEvent } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { monotonicFactory } from 'ulid';
 import { STATE_EVENT_TYPES, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { SCHEMA } from '../db/migrations/schema.ts';
 
@@ -9,12 +8,12 @@ const outbox = createOutbox(SCHEMA);
 
 // Events of one transaction are published in id order (they share the transaction's created_at),
 // so their ids must grow within a millisecond too: a monotonic ULID does that.
-const monotonicUlid = monotonicFactory();
+const nextUlid = monotonicUlid();
 
 function buildEsimEvent(type: EventType, esim: EsimRecord, data: Record<string, unknown>, now: Date): InternalEvent {
   return {
     object: 'event',
-    id: `evt_${monotonicUlid(now.getTime()).toLowerCase()}`,
+    id: `evt_${nextUlid(now.getTime()).toLowerCase()}`,
     type,
     time: now.toISOString(),
     created_at: Math.floor(now.getTime() / 1000),
