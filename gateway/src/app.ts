@@ -1,8 +1,7 @@
 import { CURRENT_SERVICE_VERSION, buildOpenApiDocument } from '@connectivity/contracts';
-import { createCursorCodec, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
+import { accessLog, createCursorCodec, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.ts';
-import { accessLog } from './edge/access-log.ts';
 import { createForwarder, type Forwarder } from './edge/forward.ts';
 import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
 import { applyAddressLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';

@@ -1,12 +1,11 @@
 import { ApiError, SCOPES, apiErrorFromZod } from '@connectivity/contracts';
-import { errorHandler, metricsHandler, requestId, type Logger } from '@connectivity/platform';
+import { accessLog, errorHandler, metricsHandler, requestId, type Logger } from '@connectivity/platform';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import { z, type ZodTypeAny } from 'zod';
 import { findAccount, setRateLimit } from '../db/accounts-repository.ts';
 import { listKeys, toApiKey } from '../db/keys-repository.ts';
 import { createAccount, restrictKey, revokeKeyById, rotateKey } from '../keys/key-admin.ts';
-import { accessLog } from '../edge/access-log.ts';
 import type { KeyChangeNotice } from '../keys/key-cache.ts';
 import { requireAdminToken } from './admin-auth.ts';
 import type { InternalTarget } from './internal-put.ts';

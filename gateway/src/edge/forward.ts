@@ -25,8 +25,8 @@ export interface ForwardRequest {
 const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-replayed', 'cache-control', 'vary'];
 
 /**
- * A service's answer as the edge sends it on: JSON as text (it may be kept for idempotent
- * replays), anything else (an image) as the exact bytes the service sent.
+ * A service's answer as the edge sends it on: the exact bytes the service sent (JSON or an
+ * image), or text the edge wrote itself or replays from its idempotency records.
  */
 export type ForwardedResponse = Omit<StoredResponse, 'body'> & { body: string | Buffer };
 
@@ -34,7 +34,6 @@ export interface Forwarder {
   forward(request: ForwardRequest): Promise<ForwardedResponse>;
 }
 
-const isJsonType = (contentType: string | undefined): boolean => contentType === undefined || /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim());
 
 /** The form an idempotent answer is kept in: text. Mutating routes answer JSON, so nothing is lost. */
 export const storable = (response: ForwardedResponse): StoredResponse => ({
@@ -105,8 +104,9 @@ export function createForwarder(options: {
         const body = new ApiError('internal_error').toBody(options.baseUrl);
         return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
       }
-      // Decoding bytes that are not text as UTF-8 would corrupt them (a PNG): those pass as they came.
-      return { status: response.status, headers: passed, body: isJsonType(response.headers['content-type']) ? response.body : response.bytes };
+      // The service's bytes pass on as they came (JSON and images alike: nothing to decode and
+      // encode again); an answer kept for idempotent replays is decoded then (`storable`).
+      return { status: response.status, headers: passed, body: response.bytes };
     },
   };
 }

@@ -1,6 +1,5 @@
 import express, { type Express, type Request } from 'express';
 import type { Knex } from 'knex';
-import { pinoHttp } from 'pino-http';
 import { idempotencyStore } from '../idempotency/store.ts';
 import { IDEMPOTENCY_TABLE } from '../idempotency/migration.ts';
 import { idempotentRequests, type AnswerSealer } from '../idempotency/requests.ts';
@@ -9,6 +8,7 @@ import { metricsHandler } from '../telemetry/start.ts';
 import { errorHandler, noSuchRoute } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './health.ts';
 import { readIdentity, requireInternalToken } from './internal-auth.ts';
+import { accessLog } from './access-log.ts';
 import { requestId } from './request-id.ts';
 import { refuseUnstorableInput } from './unstorable-input.ts';
 
@@ -46,14 +46,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = options.baseUrl;
   app.use(requestId({ trustHeader: true }));
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      genReqId: (_req, res) => String(res.locals?.requestId ?? ''),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
-    }),
-  );
+  app.use(accessLog(options.logger));
   app.use(healthRoutes(options.checks));
   // Prometheus scrapes every service here (internal listeners only; the gateway's is on its admin listener).
   app.get('/metrics', (req, res) => metricsHandler(req, res));

@@ -1,3 +1,4 @@
+export * from './access-log.ts';
 export * from './create-service-app.ts';
 export * from './error-handler.ts';
 export * from './health.ts';

@@ -171,13 +171,21 @@ export function createInternalClient(options: InternalClientOptions) {
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       const bytes = Buffer.from(await response.body.arrayBuffer());
-      const body = utf8.decode(bytes);
       const out: Record<string, string> = {};
       for (const [name, value] of Object.entries(response.headers)) {
         if (typeof value === 'string') out[name] = value;
         else if (Array.isArray(value)) out[name] = value.join(', ');
       }
-      return { status: response.statusCode, headers: out, body, bytes };
+      // Decoded only when read: a forward passes the bytes on without ever looking at them.
+      let text: string | undefined;
+      return {
+        status: response.statusCode,
+        headers: out,
+        bytes,
+        get body() {
+          return (text ??= utf8.decode(bytes));
+        },
+      };
     } catch (error) {
       throw classify(options.service, error);
     }

@@ -3,7 +3,6 @@ import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { OTLPMetricExporter as OTLPJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
@@ -34,7 +33,8 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  * Starts tracing and metrics for the process. Spans are always created (so logs carry trace ids
  * and the bus propagates context) and sampled by the standard `OTEL_TRACES_SAMPLER` variables;
  * they are exported over OTLP only when an endpoint is configured. One span per incoming request
- * (with its route), per outgoing call and per query: no span per express layer, none for knex
+ * (named by its contract route: the platform's ts-rest options and the gateway's pipeline set it),
+ * per outgoing call and per query: no span per express layer, none for knex
  * on top of pg, none for a query outside any span (an idle poll). Metrics are always readable in
  * Prometheus form (`metricsHandler`), and exported over OTLP only with an endpoint.
  */
@@ -56,8 +56,6 @@ export function startTelemetry(): void {
     metricReaders,
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0] ?? '') }),
-      // No span per middleware, router or handler; it still names the route of the request's span.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
       // fetch and undici: forwards and service-to-service calls are client spans that carry the trace.
       new UndiciInstrumentation(),
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),

@@ -1,4 +1,4 @@
-import type { Logger } from '@connectivity/platform';
+import type { Logger } from '../logger.ts';
 import type { RequestHandler } from 'express';
 
 /**
@@ -7,9 +7,14 @@ import type { RequestHandler } from 'express';
  */
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
+    // Nothing is measured when nothing would be written (a production level above info).
+    if (!logger.isLevelEnabled('info')) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      if (req.path === '/healthz' || req.path === '/readyz') return;
+      if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
         { request_id: res.locals.requestId as string, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) },
