@@ -13,25 +13,12 @@ export const DELIVERIES_SIGNAL = 'notifications:deliveries';
  */
 
 // Endpoints an event goes to: same account and environment, live (not deleted or disabled), subscribed to its type.
-const MATCHING_ENDPOINTS = `
+export const MATCHING_ENDPOINTS = `
   e.account_id = ev.account_id
   and e.environment = ev.environment
   and e.deleted_at is null
   and not e.disabled
   and (e.enabled_events @> '["*"]'::jsonb or e.enabled_events @> jsonb_build_array(ev.type))`;
-
-/** Queues a just-stored event for every matching endpoint, in the transaction that stored it. */
-export async function enqueueEvent(trx: Knex.Transaction, eventId: string, now: Date): Promise<number> {
-  const result = await trx.raw<{ rowCount: number }>(
-    `insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at)
-     select ev.id, e.id, 'pending', ?
-     from notifications.events ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
-     where ev.id = ?`,
-    [now, eventId],
-  );
-  if (result.rowCount > 0) signalAfterCommit(trx, DELIVERIES_SIGNAL);
-  return result.rowCount;
-}
 
 export type ReplayFilter = { eventId: string } | { since: number };
 

@@ -1,6 +1,8 @@
 import type { ApiEvent as Event, Environment } from '@connectivity/contracts';
 import type { InternalEvent } from '@connectivity/platform';
+import { signalWork } from '@connectivity/platform';
 import type { Knex } from 'knex';
+import { DELIVERIES_SIGNAL, MATCHING_ENDPOINTS } from './deliveries-repository.ts';
 
 /** Where a page of events starts: after this (time in ms, id), newest first. */
 export interface EventPosition {
@@ -15,26 +17,34 @@ interface EventRow {
 }
 
 /**
- * Stores an event once: a second copy (a redelivery, a re-publish) is ignored. Returns whether
- * this call stored it, so the caller fans it out to endpoints exactly once.
+ * Stores an event once and queues its deliveries to every matching endpoint, in ONE statement
+ * (a statement is atomic: both or neither) and so one round trip per consumed event. A second
+ * copy (a redelivery, a re-publish) is ignored: undefined, nothing queued twice. Otherwise how
+ * many deliveries were queued; they wake the delivery worker.
  */
-export async function insertEvent(trx: Knex.Transaction, event: InternalEvent, traceContext: Record<string, string> = {}): Promise<boolean> {
+export async function storeAndQueue(knex: Knex, event: InternalEvent, traceContext: Record<string, string>, now: Date): Promise<number | undefined> {
   const { account_id: accountId, ...envelope } = event;
-  const inserted = await trx('notifications.events')
-    .insert({
-      id: event.id,
-      account_id: accountId,
-      environment: event.environment,
-      type: event.type,
-      created_at: event.created_at,
-      occurred_at: new Date(event.time),
-      envelope: JSON.stringify(envelope),
-      trace_context: JSON.stringify(traceContext),
-    })
-    .onConflict('id')
-    .ignore()
-    .returning<{ id: string }[]>('id');
-  return inserted.length > 0;
+  const result = await knex.raw<{ rows: { stored: boolean; queued: string }[] }>(
+    `with stored as (
+       insert into notifications.events (id, account_id, environment, type, created_at, occurred_at, envelope, trace_context)
+       values (?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (id) do nothing
+       returning id, account_id, environment, type
+     ), queued as (
+       insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at)
+       select ev.id, e.id, 'pending', ?
+       from stored ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
+       returning 1
+     )
+     select exists (select 1 from stored) as stored, (select count(*) from queued) as queued`,
+    [event.id, accountId, event.environment, event.type, event.created_at, new Date(event.time), JSON.stringify(envelope), JSON.stringify(traceContext), now],
+  );
+  const row = result.rows[0];
+  if (!row?.stored) return undefined;
+  const queued = Number(row.queued);
+  // Committed with the statement: the delivery worker can start at once.
+  if (queued > 0) signalWork(DELIVERIES_SIGNAL);
+  return queued;
 }
 
 /**

@@ -2,8 +2,7 @@ import { eventSchema } from '@connectivity/contracts';
 import { context, propagation } from '@opentelemetry/api';
 import { observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
 import { z } from 'zod';
-import { enqueueEvent } from '../db/deliveries-repository.ts';
-import { insertEvent } from '../db/events-repository.ts';
+import { storeAndQueue } from '../db/events-repository.ts';
 
 /** The durable consumer's name: every notifications instance shares it, so each event is handled once. */
 export const EVENTS_DURABLE = 'notifications';
@@ -44,15 +43,12 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
       // event so its deliveries continue that trace.
       const traceContext: Record<string, string> = {};
       propagation.inject(context.active(), traceContext);
-      const queued = await db.knex.transaction(async (trx) => {
-        if (!(await insertEvent(trx, event, traceContext))) return undefined;
-        return enqueueEvent(trx, event.id, new Date());
-      });
+      const queued = await storeAndQueue(db.knex, event, traceContext, new Date());
       if (queued === undefined) {
         logger.debug({ event_id: event.id }, 'event already stored');
         return;
       }
-      // The deliveries queued with it wake the delivery worker on commit (see `enqueueEvent`).
+      // The deliveries queued with it wake the delivery worker (see `storeAndQueue`).
       logger.debug({ event_id: event.id, type: event.type, deliveries: queued }, 'event stored');
     },
   );
