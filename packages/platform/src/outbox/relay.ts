@@ -108,14 +108,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const rows = await claim();
     const published: string[] = [];
     const failed: { row: OutboxRow; error: unknown }[] = [];
-    for (const row of rows) {
-      try {
-        const result = await bus.publish({ id: row.id, subject: row.subject, payload: row.payload, headers: row.headers ?? {} });
-        if (result.duplicate) logger?.info({ eventId: row.id, subject: row.subject }, 'outbox event was already on the bus');
-        published.push(row.id);
-      } catch (error) {
-        failed.push({ row, error });
+    // Sent in order on one connection without waiting for each acknowledgement in turn: the bus
+    // keeps their order, and the batch costs one round of acknowledgements, not one per row.
+    const results = await Promise.allSettled(
+      rows.map((row) => bus.publish({ id: row.id, subject: row.subject, payload: row.payload, headers: row.headers ?? {} })),
+    );
+    for (const [index, result] of results.entries()) {
+      const row = rows[index];
+      if (!row) continue;
+      if (result.status === 'rejected') {
+        failed.push({ row, error: result.reason });
+        continue;
       }
+      if (result.value.duplicate) logger?.info({ eventId: row.id, subject: row.subject }, 'outbox event was already on the bus');
+      published.push(row.id);
     }
     // A crash before these writes leaves the rows claimed until the lease ends; they are then
     // published again and the bus drops them as duplicates of the same message id.
