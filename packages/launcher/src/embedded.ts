@@ -1,8 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
 import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
 import { busOptionsFrom, createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
 import { loadLauncherConfig, serviceEnvironment } from './config.ts';
 import { startComposition } from './compose.ts';
+
+// A laptop sandbox trades a little speed for memory: PGlite's WASM functions are compiled when
+// first called (most never are), and the young generation stays small. (Set before the database
+// compiles anything below.)
+setFlagsFromString('--wasm-lazy-compilation');
+setFlagsFromString('--max-semi-space-size=2');
 
 /**
  * `pnpm start`: the whole API in one process, like stripe-mock or LocalStack but with the real

@@ -409,3 +409,26 @@ describe.each(adapters)('notices (%s)', (kind) => {
     }
   });
 });
+
+describe('memory bus retention', () => {
+  it('keeps a bounded log once every durable has its messages, and a late durable starts at the oldest kept', async () => {
+    const bus = createMemoryBus({ retainMessages: 5 });
+    const seen: string[] = [];
+    await bus.subscribe({ durable: 'early', filterSubjects: ['events.>'] }, (msg) => {
+      seen.push(msg.id);
+      return Promise.resolve();
+    });
+    for (let i = 0; i < 20; i += 1) await bus.publish({ id: `m${i}`, subject: 'events.test.a', payload: i });
+    await waitFor('the early durable', () => seen.length === 20);
+    const late: string[] = [];
+    await bus.subscribe({ durable: 'late', filterSubjects: ['events.>'] }, (msg) => {
+      late.push(msg.id);
+      return Promise.resolve();
+    });
+    await waitFor('the late durable', () => late.length >= 5);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(late).toEqual(['m15', 'm16', 'm17', 'm18', 'm19']);
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
+    await bus.close();
+  });
+});

@@ -22,6 +22,11 @@ import { tracePublish, traceProcess } from './trace-context.ts';
 export interface MemoryBusOptions {
   /** How long a message id is remembered for de-duplication; `Infinity` remembers forever. */
   duplicateWindowMs?: number;
+  /**
+   * Messages kept once every durable has them (a stream's limit): a durable created later starts
+   * at the oldest kept, and a long-running sandbox does not grow without end.
+   */
+  retainMessages?: number;
 }
 
 interface StoredMessage {
@@ -40,7 +45,7 @@ interface PendingRedelivery {
 
 interface Durable {
   options: ResolvedSubscribeOptions;
-  /** Index in the log of the first message this durable has not been offered yet. */
+  /** Sequence of the first message this durable has not been offered yet, minus one. */
   cursor: number;
   /** Failed messages waiting for their redelivery, by sequence. */
   pending: Map<number, PendingRedelivery>;
@@ -54,6 +59,24 @@ interface Durable {
 export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   const windowMs = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
   const log: StoredMessage[] = [];
+  /** Messages dropped from the front of the log: `log[i]` has sequence `base + i + 1`. */
+  let base = 0;
+  const retain = options.retainMessages ?? 10_000;
+  const at = (seq: number): StoredMessage | undefined => log[seq - 1 - base];
+
+  /** Drops the messages every durable has been offered and none waits to see again, beyond `retain`. */
+  function trim(): void {
+    const excess = log.length - retain;
+    if (excess <= 0) return;
+    let safe = base + excess;
+    for (const d of durables.values()) {
+      safe = Math.min(safe, d.cursor);
+      for (const seq of d.pending.keys()) safe = Math.min(safe, seq - 1);
+    }
+    if (safe <= base) return;
+    log.splice(0, safe - base);
+    base = safe;
+  }
   /** Message id -> when it was first seen; a Map keeps insertion (so time) order for pruning. */
   const seen = new Map<string, number>();
   const durables = new Map<string, Durable>();
@@ -71,7 +94,8 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   }
 
   function append(subject: string, id: string, body: string, headers: Record<string, string>): void {
-    log.push({ seq: log.length + 1, id, subject, body, headers: { ...headers } });
+    log.push({ seq: base + log.length + 1, id, subject, body, headers: { ...headers } });
+    trim();
     // Deliver on a later turn, as over a network: a handler never runs inside its publisher's call.
     setImmediate(() => {
       for (const durable of durables.values()) kick(durable);
@@ -85,13 +109,13 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       if (p.dueAt <= now && (due === undefined || seq < due)) due = seq;
     }
     if (due !== undefined) {
-      const stored = log[due - 1];
+      const stored = at(due);
       const deliveries = d.pending.get(due)?.deliveries ?? 0;
       d.pending.delete(due);
       if (stored) return { stored, deliveries };
     }
-    while (d.cursor < log.length) {
-      const stored = log[d.cursor];
+    while (d.cursor < base + log.length) {
+      const stored = at(d.cursor + 1);
       d.cursor += 1;
       if (stored && d.options.filterSubjects.some((f) => subjectMatches(f, stored.subject))) {
         return { stored, deliveries: 0 };
@@ -155,6 +179,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
         d.running = false;
         d.inFlight = null;
         armTimer(d);
+        trim();
       }
     })();
   }
@@ -165,7 +190,8 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     const options = resolveSubscribeOptions(opts);
     let d = durables.get(options.durable);
     if (!d) {
-      d = { options, cursor: 0, pending: new Map(), handlers: [], turn: 0, running: false, inFlight: null, timer: null };
+      // A new durable starts at the oldest message kept.
+      d = { options, cursor: base, pending: new Map(), handlers: [], turn: 0, running: false, inFlight: null, timer: null };
       durables.set(options.durable, d);
     }
     // Like a JetStream consumer update: the latest subscriber's settings win, the position stays.
@@ -176,7 +202,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     let stopped = false;
     return {
       lag(): Promise<number> {
-        const waiting = log.slice(durable.cursor).filter((m) => durable.options.filterSubjects.some((f) => subjectMatches(f, m.subject))).length;
+        const waiting = log.slice(durable.cursor - base).filter((m) => durable.options.filterSubjects.some((f) => subjectMatches(f, m.subject))).length;
         return Promise.resolve(waiting + durable.pending.size);
       },
       async stop(): Promise<void> {

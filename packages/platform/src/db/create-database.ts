@@ -40,14 +40,23 @@ function createPostgresDatabase(databaseUrl: string, options: CreateDatabaseOpti
   });
 }
 
+/**
+ * The embedded database is one backend serving one process: Postgres's server-sized defaults
+ * (128 MB of shared buffers) would be much of the sandbox's memory; these keep a laptop
+ * sandbox's working set at a fraction of that.
+ */
+const PGLITE_OPTIONS = {
+  postgresqlconf: ["shared_buffers = '16MB'", "work_mem = '2MB'", "maintenance_work_mem = '16MB'", "temp_buffers = '2MB'"],
+};
+
 async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOptions): Promise<Database> {
   let pglite: PGlite;
   if (dataDir === MEMORY_DATA_DIR) {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create(PGLITE_OPTIONS);
   } else {
     const dir = path.resolve(dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir, PGLITE_OPTIONS);
   }
 
   // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes. The knex
