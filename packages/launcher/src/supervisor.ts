@@ -64,7 +64,7 @@ export class Supervisor {
     });
     await Promise.race([waitUntilReady(`http://127.0.0.1:${spec.port}/readyz`, this.options.readyTimeoutMs ?? 60_000), died]);
     died.catch(() => undefined);
-    this.options.logger.info({ service: spec.name, port: spec.port }, 'ready');
+    this.options.logger.info({ service: spec.name, port: spec.port, pid: run.child.pid }, 'ready');
   }
 
   /** SIGTERM, then waits for the exit (SIGKILL after `graceMs`, as an orchestrator would). Resolves with the exit code. */
@@ -133,9 +133,9 @@ export class Supervisor {
     setTimeout(() => {
       if (this.closed || this.running.has(spec.name)) return;
       this.options.logger.info({ service: spec.name, attempt: restarts, delay_ms: delay }, 'restarting service');
-      this.spawn(spec, restarts);
+      const run = this.spawn(spec, restarts);
       waitUntilReady(`http://127.0.0.1:${spec.port}/readyz`, this.options.readyTimeoutMs ?? 60_000).then(
-        () => this.options.logger.info({ service: spec.name }, 'ready again'),
+        () => this.options.logger.info({ service: spec.name, pid: run.child.pid }, 'ready again'),
         () => undefined,
       );
     }, delay).unref();

@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { deleteStreams } from '@connectivity/platform/testing';
+import knexFactory from 'knex';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { freePort } from '../../src/distributed-stack.ts';
+import { ROOT } from '../../src/supervisor.ts';
+import { distributedBackends, until } from './support.ts';
+
+/**
+ * `pnpm start:distributed` as an operator runs it: a service that fails to start stops the
+ * launch with that service's own error (not a crash of the launcher), and a service that dies
+ * later is started again while the others keep serving.
+ */
+describe('the distributed launcher', () => {
+  const { databaseUrl, natsUrl } = distributedBackends();
+  const databaseName = `launcher_${randomBytes(5).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
+  const url = new URL(databaseUrl);
+  url.pathname = `/${databaseName}`;
+
+  const streams: string[] = [];
+
+  beforeAll(async () => {
+    await admin.raw('create database ??', [databaseName]);
+  });
+  afterAll(async () => {
+    await admin.raw('drop database if exists ?? with (force)', [databaseName]);
+    await admin.destroy();
+    await deleteStreams(natsUrl, streams.flatMap((name) => [name, `${name}_DEAD`]));
+  });
+
+  function launch(env: NodeJS.ProcessEnv) {
+    const unique = randomBytes(4).toString('hex');
+    streams.push(`LAUNCH_${unique.toUpperCase()}`);
+    const child = spawn(process.execPath, ['packages/launcher/src/distributed.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: url.toString(),
+        NATS_URL: natsUrl,
+        NATS_STREAM: `LAUNCH_${unique.toUpperCase()}`,
+        NATS_SUBJECT_PREFIX: `l${unique}.`,
+        NATS_DURABLE_PREFIX: `l${unique}-`,
+        ADMIN_PORT: '0',
+        LOG_LEVEL: 'info',
+        OTEL_METRICS_EXPORTER: 'none',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, exited, output: () => output };
+  }
+
+  test('a service that cannot start stops the launch with its own configuration error, not a crash of the launcher', async () => {
+    const port = await freePort();
+    // inventory refuses a sweep interval of 0 at boot.
+    const run = launch({ PORT: String(port), SWEEPER_INTERVAL_MS: '0' });
+    const code = await run.exited;
+    expect(code).toBe(1);
+    expect(run.output()).toContain('SWEEPER_INTERVAL_MS');
+    expect(run.output()).toContain('a service failed to start');
+    expect(run.output()).not.toContain('ReferenceError');
+  }, 120_000);
+
+  test('a service that dies is started again, and the others keep serving meanwhile', async () => {
+    const port = await freePort();
+    const run = launch({ PORT: String(port) });
+    try {
+      const pidOf = (service: string) => {
+        const lines = run.output().split('\n').filter((line) => line.includes(`"service":"${service}"`) && /"msg":"ready( again)?"/.test(line));
+        const last = lines.at(-1);
+        return last ? (JSON.parse(last) as { pid: number }).pid : undefined;
+      };
+      await until('every service ready', () => pidOf('gateway') !== undefined, 120_000);
+      const inventory = pidOf('inventory');
+      const gateway = pidOf('gateway');
+      expect(inventory).toBeDefined();
+      process.kill(inventory ?? 0, 'SIGKILL');
+      // The gateway stays up (its own readiness does not depend on inventory).
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      await until('inventory started again', () => (pidOf('inventory') ?? inventory) !== inventory, 60_000);
+      await until('inventory ready', async () => (await fetch(`http://127.0.0.1:${port + 2}/readyz`).catch(() => undefined))?.status === 200, 60_000);
+      expect(pidOf('gateway')).toBe(gateway);
+      expect(run.child.exitCode).toBeNull();
+    } finally {
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    }
+  }, 180_000);
+});
