@@ -98,6 +98,13 @@ async function checkOneTrace(world: World, exported: ReceivedSpan[], receiver: A
   const statements = trace.map((s) => String(s.attributes['db.query.text'] ?? s.attributes['db.statement'] ?? ''));
   expect(statements.filter((sql) => /skip locked/i.test(sql))).toEqual([]);
   expect(trace.length).toBeLessThan(80);
+  // The background batches that did the work are traces of their own, linked to the request.
+  for (const name of ['outbox relay publish', 'webhook delivery batch']) {
+    const batch = exported.find((s) => s.name === name && s.links.some((link) => link.traceId === edge.traceId));
+    expect(batch, name).toBeDefined();
+    expect(batch?.traceId).not.toBe(edge.traceId);
+    expect(batch?.parentSpanId).toBeUndefined();
+  }
   // Each hop is in one trace; no stray root span of another trace claims this request.
   expect(exported.filter((s) => s.attributes['request.id'] === requestId && s.traceId !== edge.traceId)).toEqual([]);
   return { client };

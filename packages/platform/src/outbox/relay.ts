@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Bus } from '../bus/types.ts';
 import { domainMetrics, observeGauge } from '../telemetry/metrics.ts';
 import { claimDue } from '../work/claim.ts';
+import { inBackgroundSpan, linksTo } from '../work/links.ts';
 import { startPoller } from '../work/poller.ts';
 import { OUTBOX_TABLE } from './migration.ts';
 
@@ -106,6 +107,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   async function publishBatch(): Promise<TickResult> {
     const rows = await claim();
+    if (rows.length === 0) return { selected: 0, published: 0 };
+    // The batch has a span of its own, linked to the requests whose events it publishes; each
+    // publish stays in the trace of its own request.
+    return inBackgroundSpan('outbox relay publish', linksTo(rows.map((row) => row.headers ?? {})), { 'outbox.schema': schema, 'outbox.rows': rows.length }, () =>
+      publishRows(rows),
+    );
+  }
+
+  async function publishRows(rows: OutboxRow[]): Promise<TickResult> {
     const published: string[] = [];
     const failed: { row: OutboxRow; error: unknown }[] = [];
     // Sent in order on one connection without waiting for each acknowledgement in turn: the bus

@@ -1,3 +1,4 @@
 export * from './claim.ts';
 export * from './poller.ts';
 export * from './signals.ts';
+export * from './links.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import { domainMetrics, newId, startPoller, type Database, type Logger } from '@connectivity/platform';
+import { domainMetrics, inBackgroundSpan, linksTo, newId, startPoller, type Database, type Logger } from '@connectivity/platform';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
 import { nextRetryDelayMs, type RetryPolicy } from '../domain/retry-policy.ts';
 import { claimDue, DELIVERIES_SIGNAL, recordAttempt, type Claim } from '../db/deliveries-repository.ts';
@@ -129,10 +129,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         limit: options.batchSize,
         token: randomUUID(),
       });
-      await Promise.all(
-        claims.map((claim) =>
-          // A failure to record leaves the claim to expire, so the attempt is made again later.
-          deliverInTrace(claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
+      if (claims.length === 0) return { done: 0, more: false };
+      // The batch's own span links to the requests behind its events; each attempt stays in its request's trace.
+      await inBackgroundSpan('webhook delivery batch', linksTo(claims.map((claim) => claim.traceContext)), { 'webhook.attempts': claims.length }, () =>
+        Promise.all(
+          claims.map((claim) =>
+            // A failure to record leaves the claim to expire, so the attempt is made again later.
+            deliverInTrace(claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
+          ),
         ),
       );
       // A full batch suggests more is due: go again at once.
