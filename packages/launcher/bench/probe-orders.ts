@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { createAccount } from '@connectivity/gateway';
 import { startDistributedStack } from '../src/distributed-stack.ts';
 const prof = (d: string) => ({ NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=/tmp/prof/${d}` });
-const stack = await startDistributedStack({ databaseUrl: 'postgres://postgres@127.0.0.1:5432/postgres', natsUrl: 'nats://127.0.0.1:4222', stdio: 'ignore', env: { RATE_LIMIT_PER_MINUTE: '100000000', REDIS_URL: 'redis://127.0.0.1:6379', LOG_LEVEL: 'warn' }, envOf: process.argv[2] === 'prof' ? { gateway: prof('g'), inventory: prof('i'), notifications: prof('n'), catalogue: prof('c') } : {} });
+const stack = await startDistributedStack({ databaseUrl: 'postgres://postgres@127.0.0.1:5432/postgres', natsUrl: 'nats://127.0.0.1:4222', stdio: 'ignore', env: { RATE_LIMIT_PER_MINUTE: '100000000', REDIS_URL: 'redis://127.0.0.1:6379', LOG_LEVEL: 'warn' }, envOf: process.argv[2] === 'prof' ? { gateway: prof('g'), inventory: prof('i'), notifications: prof('n'), catalogue: prof('c') } : process.argv[2] === 'pool' ? { gateway: { DATABASE_POOL_MAX: '20' }, inventory: { DATABASE_POOL_MAX: '20' } } : {} });
 try {
   const a = await createAccount(stack.knex);
   const r = await autocannon({
