@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { createForwarder, type Forwarder } from './edge/forward.ts';
 import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
 import { applyAddressLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
+import { ResponseCache } from './edge/response-cache.ts';
 import { docsRoutes } from './routes/docs.ts';
 
 export interface AppDeps extends ServiceRuntime {
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps): Express {
         logger,
       }),
     edge,
+    responses: new ResponseCache(),
     cursors: createCursorCodec(resolveCursorSecret(config)),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     timetable: config.SERVICE_VERSION_TIMETABLE,

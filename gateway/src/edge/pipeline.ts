@@ -14,6 +14,7 @@ import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type 
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
 import type { EdgeState } from './edge-state.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
+import type { ResponseCache } from './response-cache.ts';
 import { parseJsonObject, readRawBody } from './read-body.ts';
 import { validateRequest } from './validate-request.ts';
 
@@ -22,6 +23,8 @@ export interface PipelineDeps {
   logger: Logger;
   forwarder: Forwarder;
   edge: EdgeState;
+  /** Reads their service marked cacheable, kept for their max-age. */
+  responses: ResponseCache;
   cursors: CursorCodec;
   rateLimitPerMinute: number;
   timetable: VersionTimetable;
@@ -138,7 +141,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   let result: { response: ForwardedResponse; replayed: boolean };
   try {
     if (idempotencyKey === undefined) {
-      result = { response: await execute(), replayed: false };
+      result = { response: await cachedRead(deps, req, key, choice.version, execute), replayed: false };
     } else {
       result = await runIdempotent(
         deps.knex,
@@ -153,6 +156,26 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
   setHeaders(res, result.response.headers);
   res.status(result.response.status).send(result.response.body);
+}
+
+/**
+ * A read the owning service marked cacheable is kept at the edge per key and version (see
+ * `ResponseCache`); anything else goes to the service every time.
+ */
+async function cachedRead(
+  deps: PipelineDeps,
+  req: Request,
+  key: AuthenticatedKeyRow,
+  version: string,
+  execute: () => Promise<ForwardedResponse>,
+): Promise<ForwardedResponse> {
+  if (req.method !== 'GET' || /\bno-cache\b/i.test(req.get('cache-control') ?? '')) return execute();
+  const cacheKey = `${key.id}\n${version}\n${req.get('accept') ?? ''}\n${req.originalUrl}`;
+  const hit = deps.responses.get(cacheKey);
+  if (hit) return { ...hit.response, headers: { ...hit.response.headers, age: String(hit.ageSeconds) } };
+  const response = await execute();
+  deps.responses.offer(cacheKey, response);
+  return response;
 }
 
 async function respondFor(

@@ -62,7 +62,9 @@ export async function startUpstream(): Promise<Upstream> {
     res.json({ object: 'list', data: [], has_more: false, next_cursor: null });
   });
   app.get('/v1/esim/bundles', (req, res) => {
-    res.json({ object: 'list', data: [], has_more: false, next_cursor: null, query: req.query });
+    // As catalogue marks the sandbox catalogue: a caller may keep it a minute.
+    if (req.get('x-environment') === 'test') res.setHeader('Cache-Control', 'private, max-age=60');
+    res.json({ object: 'list', data: [], has_more: false, next_cursor: null, query: req.query, served: seen.length });
   });
   // Every byte value, most of them invalid UTF-8: what a PNG looks like to a text decoder.
   app.get('/v1/esim/:id/qr_code', (req, res) => {

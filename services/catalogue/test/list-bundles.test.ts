@@ -50,6 +50,8 @@ describe('GET /v1/esim/bundles with a test key', () => {
     expect(names).not.toContain('esim_2GB_14D_EU_LEGACY');
     const unlimited = bundles.find((b) => b.unlimited);
     expect(unlimited?.data_mb).toBeNull();
+    // The sandbox catalogue changes only by migration: callers (and the gateway) may keep it a minute.
+    expect(res.headers['cache-control']).toBe('private, max-age=60');
   });
 
   it('defaults to 20 per page and pages without duplicate or gap', async () => {

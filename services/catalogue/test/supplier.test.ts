@@ -62,6 +62,8 @@ describe('live catalogue failures', () => {
     const res = await request(h.app).get('/v1/esim/bundles').set(headersFor(live));
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeGreaterThan(0);
+    // The live catalogue follows the supplier: nobody may keep the answer.
+    expect(res.headers['cache-control']).toBeUndefined();
   });
 
   it('times out a slow supplier', async () => {

@@ -20,6 +20,9 @@ export function listBundlesRouter(catalogue: Catalogue, cursors: CursorCodec) {
 
       const fetched = await catalogue.list({ accountId, environment }, { countries, region: query.region }, after, query.limit + 1);
       const items = fetched.map((b) => toPublicBundle(b, environment === 'live'));
+      // The sandbox catalogue changes only by migration: a caller (and the gateway, per key) may
+      // keep this answer a minute. Live answers follow the supplier and are never kept.
+      if (environment === 'test') res.setHeader('Cache-Control', 'private, max-age=60');
       return { status: 200, body: toPage(items, query.limit, (last) => cursors.encode(last.name, binding)) };
     },
   });
