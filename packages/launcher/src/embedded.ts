@@ -1,21 +1,19 @@
-import { setFlagsFromString } from 'node:v8';
 import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
 import { busOptionsFrom, createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
 import { loadLauncherConfig, serviceEnvironment } from './config.ts';
 import { startComposition } from './compose.ts';
 
-// A laptop sandbox trades a little speed for memory: PGlite's WASM functions are compiled when
-// first called (most never are), and the young generation stays small. (Set before the database
-// compiles anything below.)
-setFlagsFromString('--wasm-lazy-compilation');
-setFlagsFromString('--max-semi-space-size=2');
-
 /**
  * `pnpm start`: the whole API in one process, like stripe-mock or LocalStack but with the real
  * code. Each service keeps its own express app on a loopback port and the gateway forwards to
  * it over HTTP exactly as in the distributed form; they share one database (PGlite under
  * DATA_DIR unless DATABASE_URL is set) and one bus (in-process unless NATS_URL is set).
+ *
+ * The `start` script gives Node a laptop's memory settings: PGlite's WASM functions compiled
+ * when first called (most never are), a 2 MB young generation and a 256 MB old one (the live
+ * heap under load is 40-80 MB; without a limit V8 keeps several hundred MB it once used).
+ * They must be Node arguments: V8 sizes its heap before any code here runs.
  */
 const config = loadLauncherConfig();
 const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { routeTable } from '@connectivity/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startArguments } from '../src/start-command.ts';
 import { waitUntilReady } from '../src/wait-ready.ts';
 
 /**
@@ -40,7 +41,7 @@ describe('pnpm start (embedded)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), ADMIN_PORT: '0', DATA_DIR: dataDir, DEV_TEST_KEY: testKey, DEV_LIVE_KEY: liveKey, LOG_LEVEL: 'warn' };
     delete env.DATABASE_URL;
     delete env.NATS_URL;
-    child = spawn(process.execPath, ['--import', './packages/platform/src/telemetry/register.mjs', 'packages/launcher/src/embedded.ts'], {
+    child = spawn(process.execPath, startArguments(), {
       cwd: root,
       env,
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -85,6 +85,47 @@ describe('embedded PGlite', () => {
         } finally {
           await second.close();
         }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    SETUP_TIMEOUT,
+  );
+
+  test(
+    'a new data directory is made whole or not at all: an empty folder is taken over, a staging folder never stays',
+    async () => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-db-'));
+      try {
+        // An empty folder where the data directory goes (an interrupted start of an older version),
+        // and the staging folder of a first start that was killed.
+        await mkdir(path.join(dataDir, 'pglite'));
+        await mkdir(path.join(dataDir, 'pglite.init-999999'));
+        await writeFile(path.join(dataDir, 'pglite.init-999999', 'PG_VERSION'), '17');
+        const db = await createDatabase({ dataDir });
+        try {
+          await expect(db.ping()).resolves.toBeUndefined();
+        } finally {
+          await db.close();
+        }
+        expect(existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'))).toBe(true);
+        expect((await readdir(dataDir)).sort()).toEqual(['pglite']);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    SETUP_TIMEOUT,
+  );
+
+  test(
+    'a folder holding files that are not a database is not touched: opening it fails',
+    async () => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-db-'));
+      try {
+        await mkdir(path.join(dataDir, 'pglite'));
+        await writeFile(path.join(dataDir, 'pglite', 'notes.txt'), 'mine');
+        await expect(createDatabase({ dataDir })).rejects.toThrow(/not a PostgreSQL data directory/);
+        expect(await readFile(path.join(dataDir, 'pglite', 'notes.txt'), 'utf8')).toBe('mine');
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { startArguments } from '../../src/start-command.ts';
 
 /** The repository root (the embedded form runs from there, as `pnpm start` does). */
 export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -105,7 +106,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Child & {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), '--import', './packages/platform/src/telemetry/register.mjs', 'packages/launcher/src/embedded.ts'],
+    [...(options.nodeArgs ?? []), ...startArguments()],
     { cwd: ROOT, env, stdio: options.verbose ? 'inherit' : 'ignore' },
   );
   const exited = track(child);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createAccount } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort, startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
+import { startArguments } from '../../src/start-command.ts';
 import { ROOT } from '../../src/supervisor.ts';
 import { waitUntilReady } from '../../src/wait-ready.ts';
 import { startOtlpReceiver, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver.ts';
@@ -166,7 +167,7 @@ describe('one trace per request: embedded form (pnpm start: one process, PGlite 
       DELIVERY_POLL_INTERVAL_MS: '100',
     };
     for (const name of ['DATABASE_URL', 'NATS_URL', 'REDIS_URL']) delete env[name];
-    child = spawn(process.execPath, ['--import', './packages/platform/src/telemetry/register.mjs', 'packages/launcher/src/embedded.ts'], { cwd: ROOT, env, stdio: 'ignore' });
+    child = spawn(process.execPath, startArguments(), { cwd: ROOT, env, stdio: 'ignore' });
     await waitUntilReady(`${gatewayUrl}/readyz`, 120_000);
   }, 180_000);
   afterAll(async () => {

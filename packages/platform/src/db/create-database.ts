@@ -1,5 +1,9 @@
-import { mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import knexFactory from 'knex';
@@ -55,7 +59,7 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
     pglite = await PGlite.create(PGLITE_OPTIONS);
   } else {
     const dir = path.resolve(dataDir, 'pglite');
-    await mkdir(dir, { recursive: true });
+    await initialiseDataDirectory(dir);
     pglite = await PGlite.create(dir, PGLITE_OPTIONS);
   }
 
@@ -86,6 +90,39 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
     await server.stop();
     await pglite.close();
   });
+}
+
+const INIT_SCRIPT = fileURLToPath(new URL('./pglite-init.ts', import.meta.url));
+
+/**
+ * A new data directory is made by a short-lived child process (see pglite-init.ts for why),
+ * in a sibling folder renamed into place when complete: a first start that is interrupted
+ * leaves no half-made directory for the next start to trip on.
+ */
+async function initialiseDataDirectory(dir: string): Promise<void> {
+  if (existsSync(path.join(dir, 'PG_VERSION'))) return;
+  // An empty folder (made by hand, or by an older version of this code) is replaced; one with
+  // files but no PG_VERSION is not a database and not ours to remove or write into.
+  if (existsSync(dir)) {
+    if ((await readdir(dir)).length > 0) {
+      throw new Error(`${dir} holds files but is not a PostgreSQL data directory (no PG_VERSION): move them away or choose another DATA_DIR`);
+    }
+    await rmdir(dir);
+  }
+  await mkdir(path.dirname(dir), { recursive: true });
+  // What a first start killed mid-way left behind (one data directory has one process).
+  const prefix = `${path.basename(dir)}.init-`;
+  for (const name of await readdir(path.dirname(dir))) {
+    if (name.startsWith(prefix)) await rm(path.join(path.dirname(dir), name), { recursive: true, force: true });
+  }
+  const staging = `${dir}.init-${process.pid}`;
+  try {
+    await promisify(execFile)(process.execPath, [INIT_SCRIPT, staging, JSON.stringify(PGLITE_OPTIONS.postgresqlconf)], { timeout: 120_000 });
+    await rename(staging, dir);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 function wrap(kind: Database['kind'], knex: Knex, shutdown: () => Promise<void>): Database {

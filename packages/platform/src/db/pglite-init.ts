@@ -1,0 +1,15 @@
+// Run as a child process by `createDatabase` on the embedded form's first start: it creates a
+// new PGlite data directory (initdb) and exits. Initialising in the sandbox's own process
+// leaves it ~100 MB larger for its whole life (initdb's allocations are not given back to the
+// system), so a laptop sandbox pays that once, here, and never keeps it.
+//
+//   node pglite-init.ts <directory> <postgresql.conf lines as JSON>
+import { PGlite } from '@electric-sql/pglite';
+
+const [directory, conf] = process.argv.slice(2);
+if (!directory || !conf) {
+  process.stderr.write('usage: pglite-init.ts <directory> <postgresqlconf JSON>\n');
+  process.exit(2);
+}
+const pglite = await PGlite.create(directory, { postgresqlconf: JSON.parse(conf) as string[] });
+await pglite.close();
