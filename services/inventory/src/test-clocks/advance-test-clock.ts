@@ -55,12 +55,12 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
   });
 
   try {
-    return await deps.knex.transaction(async (trx) => {
+    const { answer, expired } = await deps.knex.transaction(async (trx) => {
       const clock = await testClockRepository.findOwned(trx, caller, id, { lock: 'update' });
       // Deleted meanwhile: the delete stands and the advance commits nothing.
       if (!clock) throw testClockNotFound();
       if (clock.advance_token !== token) throw takenOver();
-      await expireDueEsims(trx, clock, target);
+      const expired = await expireDueEsims(trx, clock, target);
       const advanced: TestClockRecord = { ...clock, frozen_time: target, status: 'ready', advance_token: null, advance_to: null, advance_lease_until: null };
       await testClockRepository.update(trx, clock.id, {
         frozen_time: target,
@@ -71,8 +71,10 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
       });
       const answer = toPublicTestClock(advanced, now().getTime());
       await recordIdempotentAnswer(trx, 200, answer);
-      return answer;
+      return { answer, expired };
     });
+    deps.logger.info({ testClock: id, frozenTime: target, expired }, 'advanced a test clock');
+    return answer;
   } catch (error) {
     await giveBack(deps, id, token);
     throw error;
@@ -80,7 +82,7 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
 }
 
 /** Every eSIM of the clock that expires by `target`: expired at its own `expires_at`, with its event dated then. */
-async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number): Promise<void> {
+async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number): Promise<number> {
   const due = await esimRepository.lockDueOnClock(trx, clock.id, target);
   for (const esim of due) {
     const at = expiryTimeOnClock(esim.expires_at ?? target, clock.frozen_time);
@@ -88,6 +90,7 @@ async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, tar
     await esimRepository.update(trx, esim.id, { state: 'expired', updated_at: at });
     await recordEsimEvents(trx, [{ kind: 'state', esim: expired, previous_state: esim.state }], clockInstant(at));
   }
+  return due.length;
 }
 
 /**
