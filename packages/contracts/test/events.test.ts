@@ -75,6 +75,15 @@ describe('event catalogue', () => {
     expect(EVENT_CATALOGUE['esim.installed'].data.parse({ object: esim, previous_state: 'released' })).toEqual({ object: esim, previous_state: 'released' });
   });
 
+  it('reads an eSIM event recorded before eSIMs had test_clock with null, and keeps a clock id', () => {
+    const { test_clock: _clock, ...before } = esim;
+    const parsed = typedEventSchema.parse({ ...eventEnvelope, type: 'esim.expired', data: { object: before, previous_state: 'active' } });
+    expect(parsed.data.object).toEqual({ ...esim, test_clock: null });
+    const onClock = { ...esim, test_clock: 'clock_01jd8x7k2m9q4r5s6t7v8w9xyz' };
+    expect(EVENT_CATALOGUE['esim.expired'].data.parse({ object: onClock, previous_state: 'active' })).toEqual({ object: onClock, previous_state: 'active' });
+    expect(EVENT_CATALOGUE['esim.expired'].data.safeParse({ object: { ...esim, test_clock: 'we_01jd8x7k2m9q4r5s6t7v8w9xyz' }, previous_state: 'active' }).success).toBe(false);
+  });
+
   it('the envelope time is RFC 3339 UTC with milliseconds', () => {
     const event = { ...eventEnvelope, type: 'api_key.issued', data: { object: apiKey } };
     expect(eventSchema.safeParse({ ...event, time: '2026-11-22T10:15:30Z' }).success).toBe(false);

@@ -20,6 +20,7 @@ export const esim: Esim = {
   updated_at: NOW + 60,
   simulated: true,
   metadata: { order_ref: 'A-1001' },
+  test_clock: null,
 };
 
 export const bundle: Bundle = {
@@ -48,6 +49,7 @@ export const order: Order = {
   esims: [{ ...esim, state: 'released', data_used_bytes: 0, updated_at: NOW }],
   simulated: true,
   metadata: { order_ref: 'A-1001' },
+  test_clock: null,
   created_at: NOW,
 };
 

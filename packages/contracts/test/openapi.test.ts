@@ -11,7 +11,7 @@ function operation(method: string, path: string): OperationObject {
   return found;
 }
 
-// Every endpoint of the specification, plus GET /v1/errors/{code}, the /v1/webhooks noun and the QR code of DECISIONS.md.
+// Every endpoint of the specification, plus GET /v1/errors/{code}, the /v1/webhooks noun, the QR code and the test clocks of DECISIONS.md.
 const ENDPOINTS = [
   'GET /v1/version',
   'GET /v1/event_types',
@@ -27,6 +27,11 @@ const ENDPOINTS = [
   'GET /v1/api_keys',
   'POST /v1/test/usage',
   'POST /v1/test/error',
+  'POST /v1/test/clocks',
+  'GET /v1/test/clocks',
+  'GET /v1/test/clocks/{id}',
+  'DELETE /v1/test/clocks/{id}',
+  'POST /v1/test/clocks/{id}/advance',
   'GET /v1/openapi.json',
   'GET /v1/errors/{code}',
   'POST /v1/webhooks',

@@ -22,6 +22,8 @@ describe('matchRoute', () => {
     });
     expect(matchRoute('GET', '/v1/errors/rate_limited')).toMatchObject({ params: { code: 'rate_limited' } });
     expect(matchRoute('GET', '/v1/esim/esim_123/qr_code')).toMatchObject({ entry: { key: 'getEsimQrCode' }, params: { id: 'esim_123' } });
+    expect(matchRoute('POST', '/v1/test/clocks/clock_123/advance')).toMatchObject({ entry: { key: 'advanceTestClock' }, params: { id: 'clock_123' } });
+    expect(matchRoute('DELETE', '/v1/test/clocks/clock_123')).toMatchObject({ entry: { key: 'deleteTestClock' }, params: { id: 'clock_123' } });
   });
 
   it('decodes parameters', () => {
@@ -81,6 +83,11 @@ describe('route metadata', () => {
       'GET /v1/esim/:id/qr_code': 'inventory',
       'POST /v1/test/usage': 'sandbox-simulator',
       'POST /v1/test/error': 'sandbox-simulator',
+      'POST /v1/test/clocks': 'inventory',
+      'GET /v1/test/clocks': 'inventory',
+      'GET /v1/test/clocks/:id': 'inventory',
+      'DELETE /v1/test/clocks/:id': 'inventory',
+      'POST /v1/test/clocks/:id/advance': 'inventory',
       'GET /v1/events': 'notifications',
       'POST /v1/events/replay': 'notifications',
       'POST /v1/webhooks': 'notifications',
@@ -119,6 +126,11 @@ describe('route metadata', () => {
       listWebhookDeliveries: ['webhooks:read'],
       simulateUsage: ['test_helpers'],
       triggerTestError: ['test_helpers'],
+      createTestClock: ['test_helpers'],
+      listTestClocks: ['test_helpers'],
+      getTestClock: ['test_helpers'],
+      deleteTestClock: ['test_helpers'],
+      advanceTestClock: ['test_helpers'],
     });
   });
 

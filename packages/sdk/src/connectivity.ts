@@ -277,6 +277,43 @@ export class TestHelpersResource {
 }
 
 /**
+ * Test clocks (test keys only): eSIMs bought with `test_clock` live in the clock's time, and
+ * `advance` moves it on, expiring the eSIMs whose validity it passes before it resolves.
+ */
+export class TestClocksResource {
+  readonly #raw: RawClient;
+  constructor(raw: RawClient) {
+    this.#raw = raw;
+  }
+
+  /** A clock frozen at `frozen_time` (Unix seconds; default now). */
+  create(body: RequestBody<Routes['testClocks']['createTestClock']> = {}, options: RequestOptions = {}) {
+    return unwrap(() => this.#raw.testClocks.createTestClock({ body, headers: writeHeaders(options), requestOptions: options }));
+  }
+
+  /** Newest first. Await for one page, or `for await` over every clock. */
+  list(query: RequestQuery<Routes['testClocks']['listTestClocks']> = {}, options: RequestOptions = {}) {
+    return paginate(query, (q) => this.#raw.testClocks.listTestClocks({ query: q, requestOptions: options }));
+  }
+
+  retrieve(id: string, options: RequestOptions = {}) {
+    return unwrap(() => this.#raw.testClocks.getTestClock({ params: { id: segment(id) }, requestOptions: options }));
+  }
+
+  /** Deletes the clock; its eSIMs stay, frozen at its last time. */
+  delete(id: string, options: RequestOptions = {}) {
+    return unwrap(() => this.#raw.testClocks.deleteTestClock({ params: { id: segment(id) }, headers: writeHeaders(options), requestOptions: options }));
+  }
+
+  /** Moves the clock to `frozen_time` (later than its current time); resolves once its eSIMs have caught up. */
+  advance(id: string, body: RequestBody<Routes['testClocks']['advanceTestClock']>, options: RequestOptions = {}) {
+    return unwrap(() =>
+      this.#raw.testClocks.advanceTestClock({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }),
+    );
+  }
+}
+
+/**
  * The resource client: methods resolve to the typed body of the answer and throw a typed
  * `ConnectivityError` otherwise; lists page themselves; failed calls are retried safely (one
  * Idempotency-Key per call, for all its attempts). Every type comes from the API contract.
@@ -298,6 +335,7 @@ export class Connectivity {
   readonly eventTypes: EventTypesResource;
   readonly errorCodes: ErrorCodesResource;
   readonly testHelpers: TestHelpersResource;
+  readonly testClocks: TestClocksResource;
 
   constructor(options: ConnectivityOptions) {
     if (!options.apiKey) throw new TypeError('An apiKey is required (sk_test_... or sk_live_...).');
@@ -311,6 +349,7 @@ export class Connectivity {
     this.eventTypes = new EventTypesResource(this.raw);
     this.errorCodes = new ErrorCodesResource(this.raw);
     this.testHelpers = new TestHelpersResource(this.raw);
+    this.testClocks = new TestClocksResource(this.raw);
   }
 
   /** The version that answers this account, and the versions served. */

@@ -76,6 +76,7 @@ describe('the resource client', () => {
       ['/v1/api_keys?limit=5', () => connectivity.apiKeys.list({ limit: 5 })],
       ['/v1/event_types?limit=5', () => connectivity.eventTypes.list({ limit: 5 })],
       ['/v1/error_codes?limit=5', () => connectivity.errorCodes.list({ limit: 5 })],
+      ['/v1/test/clocks?limit=5', () => connectivity.testClocks.list({ limit: 5 })],
     ];
     for (const [url, list] of lists) {
       server.play([json(200, { object: 'list', data: [{ n: 1 }], has_more: true, next_cursor: 'c2' })]);
@@ -96,6 +97,11 @@ describe('the resource client', () => {
     await connectivity.events.replay();
     await connectivity.testHelpers.usage({ esim: 'esim_1', bytes: 1000 });
     await connectivity.errorCodes.retrieve('rate_limited');
+    await connectivity.testClocks.create();
+    await connectivity.testClocks.create({ frozen_time: 1_798_761_600, name: 'renewals' });
+    await connectivity.testClocks.retrieve('clock_1');
+    await connectivity.testClocks.advance('clock_1', { frozen_time: 1_798_848_000 });
+    await connectivity.testClocks.delete('clock_1');
     expect(server.requests.map((request) => `${request.method} ${request.url} ${request.body}`)).toEqual([
       'GET /v1/esim/8988201000000000001 ',
       'PATCH /v1/esim/esim_01jd8x7k2m9q4r5s6t7v8w9xyz {"state":"suspended"}',
@@ -105,6 +111,11 @@ describe('the resource client', () => {
       'POST /v1/events/replay {}',
       'POST /v1/test/usage {"esim":"esim_1","bytes":1000}',
       'GET /v1/errors/rate_limited ',
+      'POST /v1/test/clocks {}',
+      'POST /v1/test/clocks {"frozen_time":1798761600,"name":"renewals"}',
+      'GET /v1/test/clocks/clock_1 ',
+      'POST /v1/test/clocks/clock_1/advance {"frozen_time":1798848000}',
+      'DELETE /v1/test/clocks/clock_1 ',
     ]);
     expect(server.requests[1]?.headers['idempotency-key']).toBe('suspend-0001');
     expect(server.requests.filter((request) => request.method !== 'GET').every((request) => request.headers['idempotency-key'])).toBe(true);

@@ -8,6 +8,7 @@ import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { esimRouter } from './routes/esims.ts';
+import { testClockRouter } from './routes/test-clocks.ts';
 import { createExpressEndpoints } from '@ts-rest/express';
 
 export interface AppDeps extends ServiceRuntime {
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): Express {
     idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
       createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors }), app, tsRestOptions);
+      createExpressEndpoints(contract.testClocks, testClockRouter({ knex, logger, cursors }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(

@@ -35,6 +35,7 @@ describe('apple_install_url', () => {
       created_at: 1,
       updated_at: 1,
       metadata: { b: '2', a: '1' },
+      test_clock: null,
     };
     expect(toPublicEsim(record)).toMatchObject({ apple_install_url: appleInstallUrl(record.activation_code), metadata: { a: '1', b: '2' } });
     expect(Object.keys(toPublicEsim(record).metadata)).toEqual(['a', 'b']);

@@ -9,14 +9,19 @@ import { titled } from '../schemas/titled.ts';
 
 /**
  * The eSIM in event data. Events are kept and replayed for 30 days, so one recorded before eSIMs
- * had `metadata` and `apple_install_url` is read with them filled in (`{}`, and the link of its
- * activation code) instead of failing a receiver that parses events. The cast keeps the eSIM's types.
+ * had `metadata`, `apple_install_url` and `test_clock` is read with them filled in (`{}`, the link of
+ * its activation code, null) instead of failing a receiver that parses events. The cast keeps the eSIM's types.
  */
 const eventEsimSchema = z.preprocess((value) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const esim = value as Record<string, unknown>;
   const code = typeof esim.activation_code === 'string' ? esim.activation_code : null;
-  return { ...esim, metadata: esim.metadata ?? {}, apple_install_url: esim.apple_install_url === undefined ? appleInstallUrl(code) : esim.apple_install_url };
+  return {
+    ...esim,
+    metadata: esim.metadata ?? {},
+    apple_install_url: esim.apple_install_url === undefined ? appleInstallUrl(code) : esim.apple_install_url,
+    test_clock: esim.test_clock ?? null,
+  };
 }, esimSchema) as unknown as typeof esimSchema;
 
 /** esim.* state events: the eSIM after the move and the state it left. */

@@ -14,6 +14,7 @@ export const TAGS: Record<RouteGroup, TagObject> = {
   events: { name: 'Events', description: 'The event log and its replay.' },
   webhooks: { name: 'Webhooks', description: 'Endpoints that receive events, signed per Standard Webhooks.' },
   test: { name: 'Test helpers', description: 'Sandbox-only helpers, for test keys.' },
+  testClocks: { name: 'Test clocks', description: 'Clocks that sandbox eSIMs live in, advanced at will to test expiry. Test keys only.' },
 };
 
 export const SECURITY_SCHEME = 'bearerAuth';

@@ -4,6 +4,7 @@ import { catalogueRoutes } from './catalogue.ts';
 import { esimRoutes } from './esim.ts';
 import { eventRoutes } from './events.ts';
 import { metaRoutes } from './meta.ts';
+import { testClockRoutes } from './test-clocks.ts';
 import { testHelperRoutes } from './test-helpers.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -18,6 +19,7 @@ export const contract = c.router({
   events: eventRoutes,
   webhooks: webhookRoutes,
   test: testHelperRoutes,
+  testClocks: testClockRoutes,
 });
 export type Contract = typeof contract;
 export type RouteGroup = keyof Contract;

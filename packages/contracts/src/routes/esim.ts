@@ -20,6 +20,12 @@ export const createEsimBodySchema = z
     bundle: bundleNameSchema.describe('The name of the bundle to buy, e.g. `esim_5GB_30D_EU`.'),
     quantity: bodyInteger().min(1).max(10).default(1).describe('How many eSIMs to buy, 1 to 10; default 1.'),
     metadata: metadataInputSchema.optional(),
+    test_clock: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('A test clock id (`clock_...`): the eSIMs live in its time. Test keys only.'),
   })
   .strict();
 
@@ -84,7 +90,8 @@ export const esimRoutes = c.router({
     summary: 'Buy eSIMs',
     description:
       'Buys `quantity` eSIMs of a bundle. Returns the order with the eSIMs it created, each in state `released` ' +
-      '(one `esim.released` event each). Sandbox orders are simulated and never charged.',
+      '(one `esim.released` event each). Sandbox orders are simulated and never charged. With `test_clock` the eSIMs ' +
+      'are created at the clock’s time and age only when it is advanced.',
     body: createEsimBodySchema,
     ...operation('POST', { 201: orderSchema }, {
       service: 'inventory',
@@ -96,6 +103,9 @@ export const esimRoutes = c.router({
         'verification_required',
         'capability_not_orderable',
         'supplier_refused',
+        // `test_clock`: a live key, or a clock that is not the caller's.
+        'live_key_test_resource',
+        'resource_not_found',
       ],
     }),
   },

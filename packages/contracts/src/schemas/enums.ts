@@ -2,6 +2,10 @@
 export const ESIM_STATES = ['released', 'installed', 'active', 'suspended', 'expired'] as const;
 export type EsimState = (typeof ESIM_STATES)[number];
 
+/** A test clock is `advancing` while an advance moves its objects through time, `ready` otherwise. */
+export const TEST_CLOCK_STATUSES = ['ready', 'advancing'] as const;
+export type TestClockStatus = (typeof TEST_CLOCK_STATUSES)[number];
+
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 

@@ -42,6 +42,9 @@ export const esimSchema = titled(
     updated_at: unixSeconds,
     simulated: z.boolean().describe('True for a sandbox resource, false for a live one.'),
     metadata: metadataSchema,
+    test_clock: idSchema(ID_PREFIXES.testClock)
+      .nullable()
+      .describe('The test clock whose time the eSIM lives in (`clock_...`); null for an eSIM in real time.'),
   }),
 );
 export type Esim = z.infer<typeof esimSchema>;

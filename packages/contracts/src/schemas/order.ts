@@ -20,6 +20,7 @@ export const orderSchema = titled(
     esims: z.array(esimSchema),
     simulated: z.boolean(),
     metadata: metadataSchema,
+    test_clock: idSchema(ID_PREFIXES.testClock).nullable().describe('The test clock the order was placed on; null in real time.'),
     created_at: unixSeconds,
   }),
 );

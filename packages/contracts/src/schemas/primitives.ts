@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENVIRONMENTS } from './enums.ts';
 
-/** Id prefixes of DECISIONS.md "Formats", plus `att` for webhook delivery attempts. */
+/** Id prefixes of DECISIONS.md "Formats", plus `att` for webhook delivery attempts and `clock` for test clocks. */
 export const ID_PREFIXES = {
   esim: 'esim',
   order: 'ord',
@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   webhookAttempt: 'msgatt',
   account: 'acct',
   request: 'req',
+  testClock: 'clock',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 

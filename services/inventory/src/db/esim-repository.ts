@@ -89,17 +89,35 @@ export const esimRepository = {
 
   /**
    * Locks up to `limit` eSIMs whose validity has ended and that are not expired yet. Rows another
-   * sweeper holds are skipped, so two instances never expire the same eSIM twice.
+   * sweeper holds are skipped, so two instances never expire the same eSIM twice. eSIMs on a test
+   * clock live in the clock's time, not in real time: only an advance of their clock expires them.
    */
   async lockExpired(db: Knex, now: number, limit: number): Promise<EsimRecord[]> {
     const rows = (await esims(db)
       .select('*')
       .whereNot('state', 'expired' satisfies EsimState)
       .andWhere('expires_at', '<=', now)
+      .whereNull('test_clock')
       .orderBy('expires_at')
       .limit(limit)
       .forUpdate()
       .skipLocked()) as EsimRow[];
+    return rows.map(toRecord);
+  },
+
+  /**
+   * Locks every eSIM of a test clock whose validity ends by `until` and that is not expired yet, in
+   * order of expiry. Nothing is skipped: the advance that moves the clock past them must expire
+   * them all, so it waits for a PATCH or usage that holds one.
+   */
+  async lockDueOnClock(db: Knex, clockId: string, until: number): Promise<EsimRecord[]> {
+    const rows = (await esims(db)
+      .select('*')
+      .where('test_clock', clockId)
+      .whereNot('state', 'expired' satisfies EsimState)
+      .andWhere('expires_at', '<=', until)
+      .orderBy([{ column: 'expires_at' }, { column: 'id' }])
+      .forUpdate()) as EsimRow[];
     return rows.map(toRecord);
   },
 };

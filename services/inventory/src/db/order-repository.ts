@@ -12,6 +12,7 @@ export interface OrderRecord {
   total_cents: number;
   currency: string;
   metadata: Metadata;
+  test_clock: string | null;
   created_at: number;
 }
 

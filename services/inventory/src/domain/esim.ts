@@ -20,6 +20,8 @@ export interface EsimRecord {
   created_at: number;
   updated_at: number;
   metadata: Metadata;
+  /** The test clock whose time the eSIM lives in; null in real time. */
+  test_clock: string | null;
 }
 
 export function toPublicEsim(esim: EsimRecord): Esim {
@@ -40,6 +42,7 @@ export function toPublicEsim(esim: EsimRecord): Esim {
     updated_at: esim.updated_at,
     simulated: esim.environment === 'test',
     metadata: sortedMetadata(esim.metadata),
+    test_clock: esim.test_clock,
   };
 }
 

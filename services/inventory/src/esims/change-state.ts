@@ -9,6 +9,7 @@ import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts
 import { mergeMetadata, sameMetadata } from '../domain/metadata.ts';
 import { planPatch } from '../domain/state-machine.ts';
 import { recordEsimEvents } from '../events/esim-events.ts';
+import { esimTime } from '../test-clocks/clock-time.ts';
 
 export interface ChangeStateDeps {
   knex: Knex;
@@ -73,7 +74,8 @@ export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIcci
   const result = await deps.knex.transaction(async (trx) => {
     const locked = await esimRepository.find(trx, seen.id, { lock: true });
     if (!locked) throw notFound();
-    const at = now();
+    // Real time, or the test clock's time for an eSIM on a clock.
+    const at = await esimTime(trx, locked, now);
     const seconds = Math.floor(at.getTime() / 1000);
     let esim = locked;
     let moved = false;

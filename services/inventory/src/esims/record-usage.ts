@@ -6,6 +6,7 @@ import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { applyUsage, usageRefused } from '../domain/usage.ts';
 import { recordEsimEvents, type EsimChange } from '../events/esim-events.ts';
+import { esimTime } from '../test-clocks/clock-time.ts';
 
 export interface RecordUsageDeps {
   knex: Knex;
@@ -23,7 +24,8 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
     // The public call names the eSIM in its body field `esim`, so errors point there.
     if (!esim) throw notFound('esim');
     assertCanReach(esim, caller, 'esim');
-    const at = now();
+    // Real time, or the test clock's time for an eSIM on a clock.
+    const at = await esimTime(trx, esim, now);
     const seconds = Math.floor(at.getTime() / 1000);
     // Validity ended and the sweeper has not come by yet: the eSIM expires now (with its event,
     // committed) and takes no usage, as it would a moment later.

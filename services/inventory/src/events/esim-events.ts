@@ -7,13 +7,15 @@ import { SCHEMA } from '../db/migrations/schema.ts';
 const outbox = createOutbox(SCHEMA);
 
 // Events of one transaction are published in id order (they share the transaction's created_at),
-// so their ids must grow within a millisecond too: a monotonic ULID does that.
+// so their ids must grow within a millisecond too: a monotonic ULID does that. Ids take the real
+// time even when `time` is a test clock's: a clock in the future would otherwise hold every later
+// id of the process at its time (the factory never goes back), and ids sort by when they were made.
 const nextUlid = monotonicUlid();
 
 function buildEsimEvent(type: EventType, esim: EsimRecord, data: Record<string, unknown>, now: Date): InternalEvent {
   return {
     object: 'event',
-    id: `evt_${nextUlid(now.getTime()).toLowerCase()}`,
+    id: `evt_${nextUlid(Date.now()).toLowerCase()}`,
     type,
     time: now.toISOString(),
     created_at: Math.floor(now.getTime() / 1000),
@@ -48,7 +50,8 @@ function eventOf(change: EsimChange, now: Date): InternalEvent {
 
 /**
  * Writes the events of `changes` to the outbox in the transaction that made the changes, so
- * they are published if and only if it commits (DECISIONS.md "Events").
+ * they are published if and only if it commits (DECISIONS.md "Events"). `now` is when they
+ * happened: the real time, or the test clock's time for an eSIM on a clock.
  */
 export async function recordEsimEvents(trx: Knex.Transaction, changes: EsimChange[], now = new Date()): Promise<InternalEvent[]> {
   const events = changes.map((change) => eventOf(change, now));

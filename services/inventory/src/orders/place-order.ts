@@ -11,7 +11,9 @@ import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { initialMetadata, sortedMetadata } from '../domain/metadata.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../domain/order.ts';
+import { clockInstant } from '../domain/test-clock.ts';
 import { recordEsimEvents } from '../events/esim-events.ts';
+import { assertOrderableClock, orderTimeOnClock } from '../test-clocks/clock-time.ts';
 
 export interface PlaceOrderDeps {
   knex: Knex;
@@ -28,15 +30,20 @@ const SANDBOX_ATTEMPTS = 3;
  * POST /v1/esim. The bundle and the profiles come from catalogue before the transaction (never a
  * remote call inside it); then ONE transaction debits a live account, writes the order, its
  * eSIMs and one `esim.released` event per eSIM. `metadata` is set on the order and on each eSIM.
+ * With `test_clock` (sandbox only) the order, its eSIMs and their events are dated at the clock's
+ * time, and the eSIMs age only when the clock is advanced.
  */
 export async function placeOrder(
   deps: PlaceOrderDeps,
   caller: Caller,
-  input: { bundle: string; quantity: number; metadata?: Metadata | undefined },
+  input: { bundle: string; quantity: number; metadata?: Metadata | undefined; test_clock?: string | undefined },
 ): Promise<Order> {
   const now = deps.now ?? (() => new Date());
   const live = caller.environment === 'live';
   const metadata = initialMetadata(input.metadata);
+  // A test clock is checked first (a live key may not use one); its time is read again in the transaction.
+  const clockId = input.test_clock ?? null;
+  if (clockId !== null) await assertOrderableClock(deps.knex, caller, clockId);
 
   const bundle = await findBundle(deps, caller, input.bundle);
   assertOrderable(bundle, caller.environment);
@@ -47,40 +54,50 @@ export async function placeOrder(
   for (let attempt = 1; ; attempt += 1) {
     const orderId = newId('order');
     const profiles = await supply(deps, caller, { reference: orderId, bundle: bundle.name, quantity: input.quantity });
-    const createdAt = Math.floor(now().getTime() / 1000);
-    const esims: EsimRecord[] = profiles.map((profile) => ({
-      id: newId('esim'),
-      account_id: caller.accountId,
-      environment: caller.environment,
-      order_id: orderId,
-      iccid: profile.iccid,
-      state: 'released',
-      bundle: bundle.name,
-      data_used_bytes: 0,
-      data_limit_bytes: dataLimitBytes(bundle),
-      thresholds_notified: [],
-      activation_code: activationCode(profile.smdp_address, profile.matching_id),
-      smdp_address: profile.smdp_address,
-      matching_id: profile.matching_id,
-      expires_at: expiresAt(createdAt, bundle.duration_days),
-      created_at: createdAt,
-      updated_at: createdAt,
-      metadata,
-    }));
 
-    const order: Order = {
-      object: 'order',
-      id: orderId,
-      bundle: bundle.name,
-      quantity: input.quantity,
-      ...price,
-      esims: esims.map(toPublicEsim),
-      simulated: !live,
-      metadata: sortedMetadata(metadata),
-      created_at: createdAt,
+    /** The order and its eSIMs as made at `createdAt` (now, or the clock's time). */
+    const build = (createdAt: number) => {
+      const esims: EsimRecord[] = profiles.map((profile) => ({
+        id: newId('esim'),
+        account_id: caller.accountId,
+        environment: caller.environment,
+        order_id: orderId,
+        iccid: profile.iccid,
+        state: 'released',
+        bundle: bundle.name,
+        data_used_bytes: 0,
+        data_limit_bytes: dataLimitBytes(bundle),
+        thresholds_notified: [],
+        activation_code: activationCode(profile.smdp_address, profile.matching_id),
+        smdp_address: profile.smdp_address,
+        matching_id: profile.matching_id,
+        expires_at: expiresAt(createdAt, bundle.duration_days),
+        created_at: createdAt,
+        updated_at: createdAt,
+        metadata,
+        test_clock: clockId,
+      }));
+      const order: Order = {
+        object: 'order',
+        id: orderId,
+        bundle: bundle.name,
+        quantity: input.quantity,
+        ...price,
+        esims: esims.map(toPublicEsim),
+        simulated: !live,
+        metadata: sortedMetadata(metadata),
+        test_clock: clockId,
+        created_at: createdAt,
+      };
+      return { esims, order };
     };
+
+    let order: Order;
     try {
-      await deps.knex.transaction(async (trx) => {
+      order = await deps.knex.transaction(async (trx) => {
+        const at = clockId === null ? now() : clockInstant(await orderTimeOnClock(trx, caller, clockId));
+        const createdAt = Math.floor(at.getTime() / 1000);
+        const made = build(createdAt);
         if (live) {
           // The balance may have been spent since the check above: check again under the row lock.
           const account = (await accountRepository.find(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
@@ -97,15 +114,18 @@ export async function placeOrder(
           total_cents: price.total_cents,
           currency: price.currency,
           metadata,
+          test_clock: clockId,
           created_at: createdAt,
         });
-        await esimRepository.insert(trx, esims);
+        await esimRepository.insert(trx, made.esims);
         await recordEsimEvents(
           trx,
-          esims.map((esim) => ({ kind: 'state', esim, previous_state: null })),
+          made.esims.map((esim) => ({ kind: 'state', esim, previous_state: null })),
+          at,
         );
         // The answer commits with the order: a retry with the same key gets this order back.
-        await recordIdempotentAnswer(trx, 201, order);
+        await recordIdempotentAnswer(trx, 201, made.order);
+        return made.order;
       });
     } catch (error) {
       if (live) await recordRelease(deps, caller, orderId, profiles, error);

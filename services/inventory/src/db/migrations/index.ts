@@ -4,6 +4,7 @@ import * as ordersAndEsims from './0003_orders_and_esims.ts';
 import * as supplierReleases from './0004_supplier_releases.ts';
 import * as supplierTerminations from './0005_supplier_terminations.ts';
 import * as metadata from './0007_metadata.ts';
+import * as testClocks from './0008_test_clocks.ts';
 import { SCHEMA } from './schema.ts';
 
 export { SCHEMA };
@@ -18,5 +19,6 @@ export const migrations: MigrationSet = {
     '0005_supplier_terminations': supplierTerminations,
     '0006_idempotency': idempotencyMigration(SCHEMA),
     '0007_metadata': metadata,
+    '0008_test_clocks': testClocks,
   },
 };

@@ -1,0 +1,38 @@
+import { contract, isApiError } from '@connectivity/contracts';
+import { getIdentity, type CursorCodec } from '@connectivity/platform';
+import { initServer } from '@ts-rest/express';
+import type { Response } from 'express';
+import { advanceTestClock, type AdvanceTestClockDeps } from '../test-clocks/advance-test-clock.ts';
+import { createTestClock } from '../test-clocks/create-test-clock.ts';
+import { deleteTestClock } from '../test-clocks/delete-test-clock.ts';
+import { getTestClock, listTestClocks } from '../test-clocks/read-test-clocks.ts';
+
+const s = initServer();
+
+export type TestClockRoutesDeps = AdvanceTestClockDeps & { cursors: CursorCodec };
+
+/** The public test clock routes: create, list, read, delete, advance. */
+export function testClockRouter(deps: TestClockRoutesDeps) {
+  return s.router(contract.testClocks, {
+    createTestClock: async ({ body, res }) => ({ status: 201, body: await createTestClock(deps, getIdentity(res), body ?? {}) }),
+    listTestClocks: async ({ query, res }) => ({ status: 200, body: await listTestClocks(deps.knex, deps.cursors, getIdentity(res), query) }),
+    getTestClock: async ({ params, res }) => ({ status: 200, body: await getTestClock(deps.knex, getIdentity(res), params.id) }),
+    deleteTestClock: async ({ params, res }) => ({ status: 200, body: await deleteTestClock(deps, getIdentity(res), params.id) }),
+    advanceTestClock: async ({ params, body, res }) => {
+      try {
+        return { status: 200, body: await advanceTestClock(deps, getIdentity(res), params.id, body.frozen_time) };
+      } catch (error) {
+        retryLaterIfAdvancing(res, error);
+        throw error;
+      }
+    },
+  });
+}
+
+/**
+ * An advance refused because another is under way is worth retrying in a moment; `Retry-After`
+ * says so, and keeps the refusal out of the idempotency records, so a retry with the same key runs.
+ */
+function retryLaterIfAdvancing(res: Response, error: unknown): void {
+  if (isApiError(error) && error.code === 'invalid_state_transition') res.setHeader('Retry-After', '1');
+}

@@ -1,0 +1,35 @@
+import type { TestClock } from '@connectivity/contracts';
+import { answerInTransaction, newId } from '@connectivity/platform';
+import type { Knex } from 'knex';
+import { testClockRepository } from '../db/test-clock-repository.ts';
+import type { Caller } from '../domain/access.ts';
+import { assertSandboxCaller, toPublicTestClock, type TestClockRecord } from '../domain/test-clock.ts';
+
+export interface TestClockDeps {
+  knex: Knex;
+  now?: () => Date;
+}
+
+/** POST /v1/test/clocks: a clock frozen at `frozen_time` (default now); the answer commits with it. */
+export async function createTestClock(deps: TestClockDeps, caller: Caller, input: { frozen_time?: number | undefined; name?: string | undefined }): Promise<TestClock> {
+  assertSandboxCaller(caller.environment);
+  const nowMs = (deps.now ?? (() => new Date()))().getTime();
+  const seconds = Math.floor(nowMs / 1000);
+  const clock: TestClockRecord = {
+    id: newId('testClock', nowMs),
+    account_id: caller.accountId,
+    environment: caller.environment,
+    name: input.name ?? null,
+    frozen_time: input.frozen_time ?? seconds,
+    status: 'ready',
+    advance_token: null,
+    advance_to: null,
+    advance_lease_until: null,
+    created_at: seconds,
+    deleted_at: null,
+  };
+  return answerInTransaction(deps.knex, 201, async (trx) => {
+    await testClockRepository.insert(trx, clock);
+    return toPublicTestClock(clock, nowMs);
+  });
+}

@@ -1,0 +1,28 @@
+import type { DeletedTestClock } from '@connectivity/contracts';
+import { answerInTransaction } from '@connectivity/platform';
+import { testClockRepository } from '../db/test-clock-repository.ts';
+import type { Caller } from '../domain/access.ts';
+import { assertSandboxCaller, testClockNotFound } from '../domain/test-clock.ts';
+import type { TestClockDeps } from './create-test-clock.ts';
+
+/**
+ * DELETE /v1/test/clocks/{id}. The row stays, marked deleted: the clock's eSIMs keep their
+ * `test_clock` and stay at its last time for good (never expired by time, their changes dated
+ * then). An advance under way loses: it finds the clock deleted and commits nothing.
+ */
+export async function deleteTestClock(deps: TestClockDeps, caller: Caller, id: string): Promise<DeletedTestClock> {
+  assertSandboxCaller(caller.environment);
+  const seconds = Math.floor((deps.now ?? (() => new Date()))().getTime() / 1000);
+  return answerInTransaction(deps.knex, 200, async (trx) => {
+    const clock = await testClockRepository.findOwned(trx, caller, id, { lock: 'update' });
+    if (!clock) throw testClockNotFound();
+    await testClockRepository.update(trx, clock.id, {
+      deleted_at: seconds,
+      status: 'ready',
+      advance_token: null,
+      advance_to: null,
+      advance_lease_until: null,
+    });
+    return { object: 'test_clock', id: clock.id, deleted: true };
+  });
+}
