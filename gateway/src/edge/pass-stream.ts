@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import { endOnDrain } from '@connectivity/platform';
+import { endOnDrain, isDraining } from '@connectivity/platform';
 import type { Response } from 'express';
 import { UpstreamFailure, upstreamError, type ForwardRequest, type Forwarder } from './forward.ts';
 
@@ -30,10 +30,13 @@ export async function passStream(deps: { forwarder: Forwarder }, res: Response, 
   }
   res.setHeader('x-accel-buffering', 'no');
   res.flushHeaders();
-  endOnDrain(res, () => {
+  const end = () => {
     upstream.abort();
     res.end();
-  });
+  };
+  endOnDrain(res, end);
+  // This gateway is stopping: the client is sent on to another one at once.
+  if (isDraining()) end();
   const body = answer.body;
   try {
     await pipeline(body, res);

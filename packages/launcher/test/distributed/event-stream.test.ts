@@ -13,7 +13,7 @@ import { distributedBackends } from './support.ts';
  * poll is set to a minute, so only the bus notices can carry them in time. Then a notifications
  * instance is stopped with SIGTERM under an open stream: the stream ends at once, the process
  * exits well inside its drain time, and a reconnect through the other gateway with
- * Last-Event-ID loses nothing.
+ * Last-Event-ID loses nothing; a gateway stopped under an open stream ends it and exits too.
  */
 describe('the event stream across instances', () => {
   let stack: DistributedStack;
@@ -89,5 +89,17 @@ describe('the event stream across instances', () => {
     const caughtUp = await resumed.waitFor(3, 20_000);
     const esimOf = (data: string) => (JSON.parse(data) as { data: { object: { id: string } } }).data.object.id;
     expect(caughtUp.map((message) => esimOf(message.data)).sort()).toEqual(meanwhile.esims.map((esim) => esim.id).sort());
+  });
+
+  test('SIGTERM on the gateway of an open stream ends it at once and the gateway exits in time', async () => {
+    const served = await stream(1);
+    await buy(1);
+    await served.waitFor(1);
+    const started = Date.now();
+    const stopping = stack.supervisor.stop(stack.names.gateway?.[1] ?? '');
+    await served.ended;
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(await stopping).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8_000);
   });
 });

@@ -1,5 +1,5 @@
 import { ApiError, apiErrorFromZod, eventRoutes, streamEventsHeadersSchema, streamEventsQuerySchema } from '@connectivity/contracts';
-import { endOnDrain, getIdentity, type Database, type Logger } from '@connectivity/platform';
+import { endOnDrain, getIdentity, isDraining, type Database, type Logger } from '@connectivity/platform';
 import type { Express } from 'express';
 import { resumePoint, streamHead, STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
 import { streamTypeFilter } from '../domain/stream-filter.ts';
@@ -53,6 +53,8 @@ export function mountEventStreamRoute(app: Express, deps: EventStreamRouteDeps):
         timings: deps.timings,
       });
       endOnDrain(res, () => stream.end());
+      // Opened on an instance that is stopping: ended at once, so the client reconnects elsewhere.
+      if (isDraining()) stream.end();
     } catch (error) {
       next(error);
     }

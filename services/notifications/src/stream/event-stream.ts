@@ -79,11 +79,17 @@ export function serveStream(options: {
       });
   }
 
+  // The client may have left while the start was looked up: nothing to serve, nothing to leak.
+  if (res.destroyed) return { end: () => undefined };
+
   const stopListening = onStreamGrowth(scope, wake);
   const poll = setInterval(wake, timings.safetyPollMs);
   const keepalive = setInterval(() => {
     if (!closed) res.write(KEEPALIVE_FRAME);
   }, timings.keepaliveMs);
+  // Timers of a stream never hold a stopping process up; the server's connections decide.
+  poll.unref();
+  keepalive.unref();
 
   function cleanup(): void {
     if (closed) return;
