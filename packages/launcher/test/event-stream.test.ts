@@ -85,6 +85,16 @@ describe('the event stream through the gateway', () => {
     expect(live.comments).toContain('keepalive');
   });
 
+  test('an open stream counts once in the rate limit, however long it stays open', async () => {
+    const remaining = async () => Number((await stack.call(testKey, 'GET', '/v1/version')).headers.get('ratelimit-remaining'));
+    const before = await remaining();
+    const live = await stream(testKey);
+    expect(Number(live.headers.get('ratelimit-remaining'))).toBe(before - 1);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(live.comments.filter((comment) => comment === 'keepalive').length).toBeGreaterThan(0);
+    expect(await remaining()).toBe(before - 2);
+  });
+
   test('a live key is 403 live_key_test_resource, a key without events:read 403 key_out_of_scope', async () => {
     const refused = await stream(liveKey);
     expect(refused.status).toBe(403);
