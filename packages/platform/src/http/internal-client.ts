@@ -82,6 +82,9 @@ export type CallResult<R extends AppRoute> = R['responses'][SuccessStatus<R>] ex
 // One agent for every internal call of the process: connections are kept alive (below Node's own
 // 5 s server keep-alive, so a socket the server is closing is not picked for a new request).
 const agent: Dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 256 });
+// Streams hold their connection for as long as they are open: they get their own agent (no cap),
+// so open streams never take the connections ordinary calls queue for.
+const streamAgent: Dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
 
 // Decodes as undici's `text()` does (UTF-8, a leading BOM dropped, bad bytes replaced).
 const utf8 = new TextDecoder();
@@ -217,7 +220,7 @@ export function createInternalClient(options: InternalClientOptions) {
    */
   async function open(req: RawRequest, signal: AbortSignal): Promise<StreamedResponse> {
     try {
-      const response = await agent.request({
+      const response = await streamAgent.request({
         origin,
         method: req.method,
         path: pathOf(req),
