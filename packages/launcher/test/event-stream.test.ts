@@ -114,6 +114,8 @@ describe('the event stream through the gateway', () => {
     const unknown = await stream(testKey, '', { 'last-event-id': 'evt_00000000000000000000000000' });
     expect(unknown.status).toBe(400);
     expect(unknown.errorBody?.error).toMatchObject({ code: 'invalid_parameter', param: 'Last-Event-ID' });
+    const tooLong = await stream(testKey, '', { 'last-event-id': `evt_${'x'.repeat(200)}` });
+    expect(tooLong.errorBody?.error).toMatchObject({ code: 'invalid_parameter', param: 'Last-Event-ID' });
     const unknownQuery = await stream(testKey, '?last_event_id=evt_00000000000000000000000000');
     expect(unknownQuery.errorBody?.error).toMatchObject({ code: 'invalid_parameter', param: 'last_event_id' });
     const unknownParameter = await stream(testKey, '?since=1');

@@ -1,4 +1,4 @@
-import { ApiError, apiErrorFromZod, eventRoutes, streamEventsHeadersSchema, streamEventsQuerySchema } from '@connectivity/contracts';
+import { ApiError, apiErrorFromZod, eventRoutes, REQUEST_HEADERS, streamEventsHeadersSchema, streamEventsQuerySchema } from '@connectivity/contracts';
 import { endOnDrain, getIdentity, isDraining, type Database, type Logger } from '@connectivity/platform';
 import type { Express } from 'express';
 import { resumePoint, streamHead, STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
@@ -24,7 +24,8 @@ export function mountEventStreamRoute(app: Express, deps: EventStreamRouteDeps):
       if (identity.environment !== STREAMED_ENVIRONMENT) throw new ApiError('live_key_test_resource');
       const query = streamEventsQuerySchema.safeParse(req.query);
       if (!query.success) throw apiErrorFromZod(query.error, 'query');
-      const headers = streamEventsHeadersSchema.pick({ 'last-event-id': true }).safeParse({ 'last-event-id': req.get('last-event-id') });
+      // An empty Last-Event-ID means none (as EventSource sends it before any id).
+      const headers = streamEventsHeadersSchema.pick({ 'last-event-id': true }).safeParse({ 'last-event-id': req.get('last-event-id') || undefined });
       if (!headers.success) throw apiErrorFromZod(headers.error, 'headers');
 
       const scope = { accountId: identity.accountId, environment: identity.environment };
@@ -37,7 +38,7 @@ export function mountEventStreamRoute(app: Express, deps: EventStreamRouteDeps):
         if (point === undefined) {
           // Not this account's, not a test event, or pruned: resuming from it cannot promise nothing is lost.
           throw new ApiError('invalid_parameter', {
-            param: headers.data['last-event-id'] === undefined ? 'last_event_id' : 'Last-Event-ID',
+            param: headers.data['last-event-id'] === undefined ? 'last_event_id' : REQUEST_HEADERS.lastEventId,
             message: `No event ${lastEventId} in this account's test event stream to resume after. Reconnect without it to start from now.`,
           });
         }
