@@ -2,7 +2,6 @@ import { context, trace } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { ApiError, isRouteMatch, matchRoute, type RouteEntry } from '@connectivity/contracts';
 import { domainMetrics, type CursorCodec, type Logger } from '@connectivity/platform';
-import { passStream } from './pass-stream.ts';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
@@ -13,6 +12,7 @@ import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../dom
 import { answerMetaRoute } from '../routes/meta.ts';
 import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
+import { passStream } from './pass-stream.ts';
 import type { EdgeState } from './edge-state.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
 import type { ResponseCache } from './response-cache.ts';
