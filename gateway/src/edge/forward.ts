@@ -135,7 +135,8 @@ export function createForwarder(options: {
       try {
         response = await clientFor(service).open(rawRequest(request), signal);
       } catch (error) {
-        logFailure(service, error);
+        // Aborted because the client left: not a failure of the service.
+        if (!signal.aborted) logFailure(service, error);
         throw error;
       }
       if (response.status === 200 && (response.headers['content-type'] ?? '').startsWith('text/event-stream')) {

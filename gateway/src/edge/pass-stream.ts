@@ -19,6 +19,8 @@ export async function passStream(deps: { forwarder: Forwarder }, res: Response, 
     answer = await deps.forwarder.stream(request, upstream.signal);
   } catch (error) {
     res.off('close', abort);
+    // The client left before the stream began: nobody to answer.
+    if (upstream.signal.aborted) return;
     throw error instanceof UpstreamFailure ? upstreamError(error) : error;
   }
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
