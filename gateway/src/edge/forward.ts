@@ -1,5 +1,5 @@
 import { ApiError, type RouteEntry, type ServiceName } from '@connectivity/contracts';
-import { createInternalClient, pathFor, UpstreamFailure, type CallIdentity, type InternalClient, type Logger } from '@connectivity/platform';
+import { createInternalClient, pathFor, UpstreamFailure, type CallIdentity, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
 import type { StoredResponse } from '../db/idempotency-repository.ts';
 
 export { UpstreamFailure };
@@ -19,6 +19,8 @@ export interface ForwardRequest {
   idempotencyKey?: string | undefined;
   /** The caller's `Accept`; passed on only to a route that answers other media than JSON (`produces`). */
   accept?: string | undefined;
+  /** The caller's `Last-Event-ID`; passed on only to a stream route. */
+  lastEventId?: string | undefined;
 }
 
 // What is passed on from a service's response; the edge sets the rest itself.
@@ -30,8 +32,16 @@ const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-r
  */
 export type ForwardedResponse = Omit<StoredResponse, 'body'> & { body: string | Buffer };
 
+/** An event stream as it comes from its service: status and headers now, the body as it is written. */
+export type OpenStream = Omit<StreamedResponse, 'headers'> & { headers: Record<string, string>; stream: true };
+
 export interface Forwarder {
   forward(request: ForwardRequest): Promise<ForwardedResponse>;
+  /**
+   * A stream route (`metadata.stream`): a success passes on as it comes (an `OpenStream`), any
+   * other answer is read whole as `forward` reads it. `signal` ends the call (the client left).
+   */
+  stream(request: ForwardRequest, signal: AbortSignal): Promise<OpenStream | ForwardedResponse>;
 }
 
 
@@ -68,47 +78,87 @@ export function createForwarder(options: {
     return client;
   };
 
+  const serviceOf = (request: ForwardRequest): BackendService => {
+    const service = request.entry.metadata.service;
+    if (service === 'gateway') throw new Error('gateway routes are not forwarded');
+    return service;
+  };
+
+  const rawRequest = (request: ForwardRequest): RawRequest => {
+    const hasBody = request.body !== undefined && request.body.length > 0;
+    return {
+      method: request.entry.route.method,
+      path: pathFor(request.entry.route.path, request.params),
+      search: request.search,
+      identity: request.identity,
+      headers: {
+        'service-version': request.serviceVersion,
+        ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
+        ...(request.accept && request.entry.metadata.produces ? { accept: request.accept } : {}),
+        ...(request.lastEventId && request.entry.metadata.stream ? { 'last-event-id': request.lastEventId } : {}),
+      },
+      body: hasBody ? request.body : undefined,
+    };
+  };
+
+  const logFailure = (service: BackendService, error: unknown) => {
+    if (error instanceof UpstreamFailure) {
+      options.logger.error({ service, timed_out: error.timedOut, not_sent: error.notSent, err: (error.cause as Error | undefined)?.message }, 'service call failed');
+    }
+  };
+
+  const passedHeaders = (headers: Record<string, string>) => {
+    const passed: Record<string, string> = {};
+    for (const name of PASSED_HEADERS) {
+      const value = headers[name];
+      if (value !== undefined) passed[name] = value;
+    }
+    return passed;
+  };
+
   return {
     async forward(request) {
-      const service = request.entry.metadata.service;
-      if (service === 'gateway') throw new Error('gateway routes are not forwarded');
-      const hasBody = request.body !== undefined && request.body.length > 0;
+      const service = serviceOf(request);
       let response;
       try {
-        response = await clientFor(service).send({
-          method: request.entry.route.method,
-          path: pathFor(request.entry.route.path, request.params),
-          search: request.search,
-          identity: request.identity,
-          headers: {
-            'service-version': request.serviceVersion,
-            ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),
-            ...(request.accept && request.entry.metadata.produces ? { accept: request.accept } : {}),
-          },
-          body: hasBody ? request.body : undefined,
-        });
+        response = await clientFor(service).send(rawRequest(request));
       } catch (error) {
-        if (error instanceof UpstreamFailure) {
-          options.logger.error({ service, timed_out: error.timedOut, not_sent: error.notSent, err: (error.cause as Error | undefined)?.message }, 'service call failed');
-        }
+        logFailure(service, error);
         throw error;
       }
+      return answer(service, response.status, response.headers, response.bytes, () => response.body);
+    },
 
-      const passed: Record<string, string> = {};
-      for (const name of PASSED_HEADERS) {
-        const value = response.headers[name];
-        if (value !== undefined) passed[name] = value;
+    async stream(request, signal) {
+      const service = serviceOf(request);
+      let response;
+      try {
+        response = await clientFor(service).open(rawRequest(request), signal);
+      } catch (error) {
+        // Aborted because the client left: not a failure of the service.
+        if (!signal.aborted) logFailure(service, error);
+        throw error;
       }
-      if (response.status >= 400 && !isErrorObject(response.body)) {
-        options.logger.error({ service, status: response.status }, 'service answered without an error object');
-        const body = new ApiError('internal_error').toBody(options.baseUrl);
-        return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
+      if (response.status === 200 && (response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        return { status: 200, headers: passedHeaders(response.headers), body: response.body, stream: true };
       }
-      // The service's bytes pass on as they came (JSON and images alike: nothing to decode and
-      // encode again); an answer kept for idempotent replays is decoded then (`storable`).
-      return { status: response.status, headers: passed, body: response.bytes };
+      // An error (or anything else) is short: read whole and checked like any answer.
+      const bytes = Buffer.from(await response.body.arrayBuffer());
+      return answer(service, response.status, response.headers, bytes, () => bytes.toString('utf8'));
     },
   };
+
+  /** The service's answer as the edge passes it on; `text` is decoded only for an error's check. */
+  function answer(service: BackendService, status: number, headers: Record<string, string>, bytes: Buffer, text: () => string): ForwardedResponse {
+    if (status >= 400 && !isErrorObject(text())) {
+      options.logger.error({ service, status }, 'service answered without an error object');
+      const body = new ApiError('internal_error').toBody(options.baseUrl);
+      return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
+    }
+    // The service's bytes pass on as they came (JSON and images alike: nothing to decode and
+    // encode again); an answer kept for idempotent replays is decoded then (`storable`).
+    return { status, headers: passedHeaders(headers), body: bytes };
+  }
 }
 
 /** What the client is told when a forward got no answer; the outcome is unknown unless `notSent`. */

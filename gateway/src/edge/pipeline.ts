@@ -10,8 +10,9 @@ import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
-import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder } from './forward.ts';
+import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
+import { passStream } from './pass-stream.ts';
 import type { EdgeState } from './edge-state.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -136,6 +137,12 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   const query = req.query as Record<string, unknown>;
   validateRequest(entry, { params, query, body });
 
+  // A stream (GET, so no idempotency) passes on as it comes: never cached, no forward timeout.
+  if (entry.metadata.stream) {
+    await passStream(deps, res, forwardRequest(entry, req, key, choice.version, params));
+    return;
+  }
+
   // 9 and 10. Idempotency, then the owning service (or the gateway itself).
   const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
   let result: { response: ForwardedResponse; replayed: boolean };
@@ -196,15 +203,21 @@ async function respondFor(
     );
     return { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(answer.body) };
   }
+  return deps.forwarder.forward(forwardRequest(entry, req, key, version, params, raw));
+}
+
+/** What the owning service is sent: the route's own path, the query as sent, the identity. */
+function forwardRequest(entry: RouteEntry, req: Request, key: AuthenticatedKeyRow, version: string, params: Record<string, string>, raw?: Buffer): ForwardRequest {
   const queryStart = req.originalUrl.indexOf('?');
-  return deps.forwarder.forward({
+  return {
     entry,
     params,
     search: queryStart === -1 ? '' : req.originalUrl.slice(queryStart + 1),
-    body: raw.length > 0 ? raw : undefined,
+    body: raw !== undefined && raw.length > 0 ? raw : undefined,
     identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
     serviceVersion: version,
     idempotencyKey: req.get('idempotency-key'),
     accept: req.get('accept'),
-  });
+    lastEventId: req.get('last-event-id'),
+  };
 }

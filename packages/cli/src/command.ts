@@ -1,16 +1,40 @@
 import { CliError, type AdminClient } from './admin-client.ts';
+import type { CliConfig } from './config.ts';
 
 /** What every command is made of; its own file so command groups can live in files of their own. */
 export interface Output {
   log(line: string): void;
 }
 
-export type Args = { positionals: string[]; values: { json?: boolean; name?: string; env?: string; scopes?: string; unverify?: boolean; status?: string } };
+export type Args = {
+  positionals: string[];
+  values: {
+    json?: boolean;
+    name?: string;
+    env?: string;
+    scopes?: string;
+    unverify?: boolean;
+    status?: string;
+    'forward-to'?: string;
+    events?: string;
+    'api-key'?: string;
+    'base-url'?: string;
+    secret?: string;
+  };
+};
+
+/** What a command may need beside the admin API: the CLI's config, and a stop for long runs (tests). */
+export interface CommandContext {
+  config: CliConfig;
+  signal?: AbortSignal | undefined;
+}
 
 export interface Command {
   usage: string;
   summary: string;
-  run(client: AdminClient, args: Args, out: Output): Promise<void>;
+  /** False for a command of the public API (listen): no admin API is looked for. */
+  admin?: false;
+  run(client: AdminClient, args: Args, out: Output, context: CommandContext): Promise<void>;
 }
 
 export const json = (out: Output, value: unknown) => out.log(JSON.stringify(value, null, 2));

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './admin-client.ts';
 import { json, need, type Args, type Command } from './command.ts';
+import { LISTEN_COMMAND } from './listen/listen-command.ts';
 import { RELEASE_COMMANDS } from './release-commands.ts';
 
 const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean);
@@ -137,7 +138,12 @@ export const COMMANDS: Record<string, Command> = {
 
 export function usage(): string {
   const lines = Object.values(COMMANDS).map((command) => `  pnpm cli ${command.usage}\n      ${command.summary}`);
-  return `Operator command line of the Connectivity Service.\n\n${lines.join('\n')}\n\nIt talks to the gateway's admin API: ADMIN_URL and ADMIN_TOKEN, or DATA_DIR/admin.json of a running pnpm start.`;
+  return (
+    `Operator command line of the Connectivity Service.\n\n${lines.join('\n')}\n\n` +
+    `It talks to the gateway's admin API: ADMIN_URL and ADMIN_TOKEN, or DATA_DIR/admin.json of a running pnpm start.\n\n` +
+    `For integrators:\n  pnpm cli ${LISTEN_COMMAND.usage}\n      ${LISTEN_COMMAND.summary}\n` +
+    `It talks to the public API: CONNECTIVITY_BASE_URL (default http://localhost:8080) with CONNECTIVITY_KEY, or the dev test key of a running pnpm start.`
+  );
 }
 
 export function parseCommand(argv: string[]): { command: Command; args: Args } | undefined {
@@ -151,8 +157,14 @@ export function parseCommand(argv: string[]): { command: Command; args: Args } |
       scopes: { type: 'string' },
       unverify: { type: 'boolean' },
       status: { type: 'string' },
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+      'api-key': { type: 'string' },
+      'base-url': { type: 'string' },
+      secret: { type: 'string' },
     },
   });
+  if (positionals[0] === 'listen' && positionals.length === 1) return { command: LISTEN_COMMAND, args: { positionals, values } };
   const command = COMMANDS[`${positionals[0] ?? ''} ${positionals[1] ?? ''}`];
   return command ? { command, args: { positionals, values } } : undefined;
 }

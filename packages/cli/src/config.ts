@@ -10,6 +10,10 @@ export const cliConfigSchema = z.object({
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   /** Otherwise: the data directory of a running `pnpm start`, holding admin.json. */
   DATA_DIR: z.string().min(1).default('./.data'),
+  /** `listen`: the public API, the integrator's test key, and a signing secret to keep across runs. */
+  CONNECTIVITY_BASE_URL: z.preprocess(emptyToUndefined, z.string().default('http://localhost:8080')),
+  CONNECTIVITY_KEY: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+  CONNECTIVITY_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().startsWith('whsec_').optional()),
 });
 
 export type CliConfig = z.infer<typeof cliConfigSchema>;

@@ -89,6 +89,36 @@ describe('pnpm cli', () => {
       const out = capture();
       expect(await run(argv, { env: { DATA_DIR: dataDir }, out })).toBe(0);
       expect(out.lines.join('\n')).toMatch(/pnpm cli account create/);
+      expect(out.lines.join('\n')).toMatch(/pnpm cli listen --forward-to <url> \[--events esim\.\*,api_key\.\*\]/);
     }
+  });
+
+  // The stream itself is tested end to end against the whole stack (packages/launcher/test/cli-listen.test.ts).
+  it('listen says what is missing or wrong before connecting, without needing the admin API', async () => {
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [['listen'], {}, /--forward-to is required/],
+      [['listen', '--forward-to', 'not a url'], {}, /--forward-to is not a URL/],
+      [['listen', '--forward-to', 'http://localhost:3000/hooks'], { DATA_DIR: path.join(dataDir, 'nowhere') }, /No API key/],
+      [['listen', '--forward-to', 'http://localhost:3000/hooks', '--api-key', 'sk_live_abc'], {}, /use a test key/],
+      [['listen', '--forward-to', 'http://localhost:3000/hooks'], { CONNECTIVITY_KEY: 'sk_test_abc', CONNECTIVITY_BASE_URL: 'nope' }, /--base-url is not a URL/],
+    ];
+    for (const [argv, env, message] of cases) {
+      const err = capture();
+      expect(await run(argv, { env: { DATA_DIR: dataDir, ADMIN_URL: '', ADMIN_TOKEN: '', ...env }, out: capture(), err })).toBe(1);
+      expect(err.text()).toMatch(message);
+    }
+  });
+
+  it('listen stops with the error when the stream refuses the key', async () => {
+    const out = capture();
+    const err = capture();
+    const code = await run(['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', 'sk_test_NotARealKeyNotARealKey0000', '--base-url', gatewayUrl], {
+      env: { DATA_DIR: dataDir },
+      out,
+      err,
+    });
+    expect(code).toBe(1);
+    expect(err.text()).toMatch(/key_invalid/);
+    expect(out.text()).toMatch(/Webhook signing secret: whsec_[A-Za-z0-9+/=]{32}/);
   });
 });

@@ -3,6 +3,8 @@ export const REQUEST_HEADERS = {
   authorization: 'Authorization',
   idempotencyKey: 'Idempotency-Key',
   serviceVersion: 'Service-Version',
+  /** The event stream's resume position (Server-Sent Events). */
+  lastEventId: 'Last-Event-ID',
 } as const;
 
 export const RESPONSE_HEADERS = {

@@ -23,6 +23,7 @@ const ENDPOINTS = [
   'PATCH /v1/esim/{id}',
   'GET /v1/esim/{id}/qr_code',
   'GET /v1/events',
+  'GET /v1/events/stream',
   'POST /v1/events/replay',
   'GET /v1/api_keys',
   'POST /v1/test/usage',

@@ -35,6 +35,7 @@ describe('matchRoute', () => {
     expect(matchRoute('GET', '/v1/esim/bundles')).toMatchObject({ entry: { key: 'listBundles' }, params: {} });
     expect(matchRoute('PATCH', '/v1/esim/bundles')).toEqual({ pathKnown: true, allowedMethods: ['GET'] });
     expect(matchRoute('POST', '/v1/events/replay')).toMatchObject({ entry: { key: 'replayEvents' } });
+    expect(matchRoute('GET', '/v1/events/stream?types=esim.*')).toMatchObject({ entry: { key: 'streamEvents', metadata: { stream: true } } });
   });
 
   it('tells a known path with another method from an unknown path', () => {
@@ -89,6 +90,7 @@ describe('route metadata', () => {
       'DELETE /v1/test/clocks/:id': 'inventory',
       'POST /v1/test/clocks/:id/advance': 'inventory',
       'GET /v1/events': 'notifications',
+      'GET /v1/events/stream': 'notifications',
       'POST /v1/events/replay': 'notifications',
       'POST /v1/webhooks': 'notifications',
       'GET /v1/webhooks': 'notifications',
@@ -117,6 +119,7 @@ describe('route metadata', () => {
       updateEsim: ['esim:write'],
       getEsimQrCode: ['esim:read'],
       listEvents: ['events:read'],
+      streamEvents: ['events:read'],
       replayEvents: ['events:write'],
       createWebhook: ['webhooks:write'],
       listWebhooks: ['webhooks:read'],
@@ -134,10 +137,11 @@ describe('route metadata', () => {
     });
   });
 
-  it('needs a key everywhere but openapi.json, and marks only /v1/test/* test-only', () => {
+  // Beyond the specification, the event stream is for test keys too (DECISIONS.md).
+  it('needs a key everywhere but openapi.json, and marks only /v1/test/* and the event stream test-only', () => {
     for (const { route, metadata } of routeTable) {
       expect(metadata.auth).toBe(route.path !== '/v1/openapi.json');
-      expect(metadata.testOnly === true).toBe(route.path.startsWith('/v1/test/'));
+      expect(metadata.testOnly === true).toBe(route.path.startsWith('/v1/test/') || route.path === '/v1/events/stream');
     }
   });
 

@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config.ts';
 import { SCHEMA } from './db/migrations/index.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
+import { mountEventStreamRoute } from './routes/event-stream.ts';
 import { mountEventRoutes } from './routes/events.ts';
 import { mountWebhookRoutes } from './routes/webhooks.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
@@ -30,7 +31,12 @@ export function createApp(deps: AppDeps): Express {
       sealer: { seal: (plain, context) => secrets.seal(plain, context), open: (sealed, context) => secrets.open(sealed, context) },
     },
     routes: (app) => {
-      mountEventRoutes(app, { db: deps.db, cursors });
+      mountEventStreamRoute(app, {
+        db: deps.db,
+        logger: deps.logger,
+        timings: { keepaliveMs: deps.config.STREAM_KEEPALIVE_MS, safetyPollMs: deps.config.STREAM_POLL_INTERVAL_MS, retryMs: deps.config.STREAM_RETRY_MS },
+      });
+      mountEventRoutes(app, { db: deps.db, bus: deps.bus, logger: deps.logger, cursors });
       mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost, secrets, maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS });
     },
   });

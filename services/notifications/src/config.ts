@@ -60,6 +60,12 @@ export const configSchema = serviceConfigSchema(8084)
     EVENT_RETENTION_MS: z.coerce.number().int().min(1).default(30 * 86_400_000),
     /** How often a delivery worker prunes what has outlived the retention. */
     RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1).default(3_600_000),
+    /** An open event stream sends a comment line this often (DECISIONS.md: 15 s). */
+    STREAM_KEEPALIVE_MS: z.coerce.number().int().min(1).default(15_000),
+    /** An open event stream reads the log this often even without a notice (a lost notice costs this much). */
+    STREAM_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_500),
+    /** What a stream's client is told to wait before reconnecting (the SSE `retry:` field). */
+    STREAM_RETRY_MS: z.coerce.number().int().min(0).default(1_000),
     /** Events pruned per transaction, so pruning never holds long locks. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
   })

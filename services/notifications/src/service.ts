@@ -6,6 +6,7 @@ import { startDeliveryWorker } from './delivery/delivery-worker.ts';
 import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
 import { startEventConsumer } from './events/event-consumer.ts';
 import { createSecretBox } from './secrets/secret-box.ts';
+import { listenForStreamGrowth } from './stream/stream-notices.ts';
 import { prepareSealedSecrets } from './secrets/prepare-sealed-secrets.ts';
 
 /** Test hooks beyond the runtime: a DNS stand-in. */
@@ -61,12 +62,18 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
         await worker.stop();
         throw err;
       }
+      // Without it the streams still see every event, at their safety poll.
+      const notices = await listenForStreamGrowth(runtime.bus).catch((error: unknown) => {
+        runtime.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'listening for stream notices failed; streams poll');
+        return undefined;
+      });
       const purge = startIdempotencyPurge({ knex: runtime.db.knex, store: idempotencyStore(`${SCHEMA}.${IDEMPOTENCY_TABLE}`), logger: runtime.logger });
       const app = createApp({ ...runtime, config, resolveHost, secrets });
       return {
         app,
         async stop() {
           await consumer.stop();
+          await notices?.stop();
           await worker.stop();
           await purge.stop();
         },

@@ -57,6 +57,9 @@ describe('retention', () => {
     expect(await count('deliveries', { event_id: old.id })).toBe(0);
     expect(await count('attempts', { event_id: old.id })).toBe(0);
     expect(await count('attempts', { event_id: recent.id })).toBe(1);
+    // The event stream's entries go with their event (a resume from it is then refused, not silent).
+    expect(await count('stream_entries', { event_id: old.id })).toBe(0);
+    expect(await count('stream_entries', { event_id: recent.id })).toBe(1);
     const attempts = (await h.get(me, `/v1/webhooks/${endpoint.id}/deliveries`)).body.data as { event: string }[];
     expect(attempts.map((a) => a.event)).toEqual([recent.id]);
     const replay = await h.post(me, '/v1/events/replay', { event: old.id });

@@ -8,6 +8,7 @@ import type {
   RequestBodyObject,
   ResponseObject,
 } from 'openapi3-ts';
+import { canonicalHeaderName } from '../headers.ts';
 import { ERROR_CATALOGUE } from '../errors/catalogue.ts';
 import { routeMetadata } from '../routes/metadata.ts';
 import type { RouteMetadata } from '../routes/metadata.ts';
@@ -50,7 +51,8 @@ function successDescription(response: ResponseObject, status: number): string {
 function headerParameter(parameter: ParameterObject | ReferenceObject): ParameterObject | ReferenceObject {
   if ('$ref' in parameter || parameter.in !== 'header') return parameter;
   const component = HEADER_PARAMETER_REFS[parameter.name];
-  return component === undefined ? parameter : { $ref: `#/components/parameters/${component}` };
+  // Others keep their own definition under their canonical name (`Last-Event-ID`).
+  return component === undefined ? { ...parameter, name: canonicalHeaderName(parameter.name) } : { $ref: `#/components/parameters/${component}` };
 }
 
 // An object in the query is sent as `name[key]=value` pairs (the `metadata` filter); ts-rest marks only zod objects so.

@@ -24,6 +24,11 @@ export type RouteMetadata = {
    * by the request's `Accept`, which the gateway passes on for such a route only.
    */
   produces?: readonly string[];
+  /**
+   * The success answer is a long-lived stream (Server-Sent Events): the gateway passes it on as it
+   * comes, never caches it, and no forward timeout ends it.
+   */
+  stream?: true;
 };
 
 export function routeMetadata(route: AppRoute): RouteMetadata {

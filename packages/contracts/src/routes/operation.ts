@@ -38,6 +38,8 @@ type OperationOptions<E extends ErrorCode> = {
   testOnly?: true;
   /** Media types of a success answer that is not JSON (see `RouteMetadata.produces`). */
   produces?: readonly string[];
+  /** The answer is a long-lived stream (see `RouteMetadata.stream`). */
+  stream?: true;
 };
 
 /**
@@ -63,6 +65,7 @@ export function operation<
     errors,
     ...(options.testOnly && { testOnly: true }),
     ...(options.produces && { produces: options.produces }),
+    ...(options.stream && { stream: true }),
   };
   return {
     method,

@@ -13,11 +13,19 @@ export function accessLog(logger: Logger): RequestHandler {
       return;
     }
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    // `close`, not `finish`: a stream the client leaves never finishes, and is logged all the same.
+    res.once('close', () => {
       if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
-        { request_id: res.locals.requestId as string, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) },
+        {
+          request_id: res.locals.requestId as string,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(ms),
+          ...(!res.writableFinished && { aborted: true }),
+        },
         'request',
       );
     });

@@ -52,6 +52,13 @@ export interface RawResponse {
   bytes: Buffer;
 }
 
+/** An answer whose body is read as it comes (an event stream), not gathered first. */
+export interface StreamedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Dispatcher.ResponseData['body'];
+}
+
 export interface InternalClientOptions {
   /** The service called, for messages and logs. */
   service: string;
@@ -75,6 +82,9 @@ export type CallResult<R extends AppRoute> = R['responses'][SuccessStatus<R>] ex
 // One agent for every internal call of the process: connections are kept alive (below Node's own
 // 5 s server keep-alive, so a socket the server is closing is not picked for a new request).
 const agent: Dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000, connections: 256 });
+// Streams hold their connection for as long as they are open: they get their own agent (no cap),
+// so open streams never take the connections ordinary calls queue for.
+const streamAgent: Dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
 
 // Decodes as undici's `text()` does (UTF-8, a leading BOM dropped, bad bytes replaced).
 const utf8 = new TextDecoder();
@@ -142,7 +152,7 @@ export function createInternalClient(options: InternalClientOptions) {
   const origin = base.origin;
   const basePath = base.pathname.replace(/\/+$/, '');
 
-  async function send(req: RawRequest): Promise<RawResponse> {
+  function headersFor(req: RawRequest): Record<string, string> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       [INTERNAL_HEADERS.token]: options.internalToken,
@@ -155,7 +165,23 @@ export function createInternalClient(options: InternalClientOptions) {
       if (req.identity.keyId !== undefined) headers[INTERNAL_HEADERS.keyId] = req.identity.keyId;
     }
     if (req.body !== undefined) headers['content-type'] = 'application/json';
-    const path = `${basePath}${req.path}${req.search ? `?${req.search}` : ''}`;
+    return headers;
+  }
+
+  const pathOf = (req: RawRequest) => `${basePath}${req.path}${req.search ? `?${req.search}` : ''}`;
+
+  function headersOf(response: Dispatcher.ResponseData): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (typeof value === 'string') out[name] = value;
+      else if (Array.isArray(value)) out[name] = value.join(', ');
+    }
+    return out;
+  }
+
+  async function send(req: RawRequest): Promise<RawResponse> {
+    const headers = headersFor(req);
+    const path = pathOf(req);
     let response: Dispatcher.ResponseData;
     try {
       // The dispatcher takes origin and path apart, so the path is sent exactly as built,
@@ -171,11 +197,7 @@ export function createInternalClient(options: InternalClientOptions) {
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       const bytes = Buffer.from(await response.body.arrayBuffer());
-      const out: Record<string, string> = {};
-      for (const [name, value] of Object.entries(response.headers)) {
-        if (typeof value === 'string') out[name] = value;
-        else if (Array.isArray(value)) out[name] = value.join(', ');
-      }
+      const out = headersOf(response);
       // Decoded only when read: a forward passes the bytes on without ever looking at them.
       let text: string | undefined;
       return {
@@ -186,6 +208,29 @@ export function createInternalClient(options: InternalClientOptions) {
           return (text ??= utf8.decode(bytes));
         },
       };
+    } catch (error) {
+      throw classify(options.service, error);
+    }
+  }
+
+  /**
+   * A call whose answer may never end (an event stream): the headers must come within the
+   * timeout, the body has none, and it is the caller's to read or destroy; `signal` (the client
+   * going away) ends the call and its connection.
+   */
+  async function open(req: RawRequest, signal: AbortSignal): Promise<StreamedResponse> {
+    try {
+      const response = await streamAgent.request({
+        origin,
+        method: req.method,
+        path: pathOf(req),
+        headers: headersFor(req),
+        body: req.body,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: 0,
+        signal,
+      });
+      return { status: response.statusCode, headers: headersOf(response), body: response.body };
     } catch (error) {
       throw classify(options.service, error);
     }
@@ -220,7 +265,7 @@ export function createInternalClient(options: InternalClientOptions) {
   /** A typed call of a contract route; resolves with the success body. */
   const call = async <R extends AppRoute>(route: R, input: CallInput<R>): Promise<CallResult<R>> => (await exchange(route, input)).body;
 
-  return { service: options.service, send, call, exchange };
+  return { service: options.service, send, open, call, exchange };
 }
 
 export type InternalClient = ReturnType<typeof createInternalClient>;

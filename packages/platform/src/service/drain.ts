@@ -11,6 +11,16 @@ export function beginDrain(): void {
 }
 
 const inFlight = new WeakMap<Server, Set<ServerResponse>>();
+const enders = new WeakMap<ServerResponse, () => void>();
+
+/**
+ * Marks a long-lived response (an event stream) that never finishes by itself: a drain ends it
+ * with `end` at once instead of waiting for it until the deadline. The client reconnects, to an
+ * instance that is not stopping.
+ */
+export function endOnDrain(res: ServerResponse, end: () => void): void {
+  enders.set(res, end);
+}
 
 /**
  * Follows the responses a server has under way, so a drain can finish them and close their
@@ -29,7 +39,7 @@ export function trackRequests(server: Server): void {
 
 /**
  * Stops a server gracefully: no new connections, idle keep-alive connections closed at once,
- * requests under way finished with `Connection: close`; whatever is still open after
+ * requests under way finished with `Connection: close`, streams ended (`endOnDrain`); whatever is still open after
  * `deadlineMs` is cut. Resolves when the server is closed.
  */
 export function closeServer(server: Server, deadlineMs = 10_000): Promise<void> {
@@ -41,6 +51,12 @@ export function closeServer(server: Server, deadlineMs = 10_000): Promise<void> 
       resolve();
     });
     for (const res of inFlight.get(server) ?? []) {
+      const end = enders.get(res);
+      if (end) {
+        res.shouldKeepAlive = false;
+        end();
+        continue;
+      }
       if (!res.headersSent) res.setHeader('Connection', 'close');
       // Once it has answered, the connection closes instead of waiting for another request.
       res.shouldKeepAlive = false;

@@ -3,6 +3,7 @@ import type { InternalEvent } from '@connectivity/platform';
 import { signalWork } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { DELIVERIES_SIGNAL, MATCHING_ENDPOINTS } from './deliveries-repository.ts';
+import { STREAM_ENTRY_OF_STORED } from './stream-repository.ts';
 
 /** Where a page of events starts: after this (time in ms, id), newest first. */
 export interface EventPosition {
@@ -17,7 +18,8 @@ interface EventRow {
 }
 
 /**
- * Stores an event once and queues its deliveries to every matching endpoint, in ONE statement
+ * Stores an event once, queues its deliveries to every matching endpoint and appends it to the
+ * event stream (test events), in ONE statement
  * (a statement is atomic: both or neither) and so one round trip per consumed event. A second
  * copy (a redelivery, a re-publish) is ignored: undefined, nothing queued twice. Otherwise how
  * many deliveries were queued; they wake the delivery worker.
@@ -35,7 +37,7 @@ export async function storeAndQueue(knex: Knex, event: InternalEvent, traceConte
        select ev.id, e.id, 'pending', ?
        from stored ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
        returning 1
-     )
+     ), ${STREAM_ENTRY_OF_STORED}
      select exists (select 1 from stored) as stored, (select count(*) from queued) as queued`,
     [event.id, accountId, event.environment, event.type, event.created_at, new Date(event.time), JSON.stringify(envelope), JSON.stringify(traceContext), now],
   );

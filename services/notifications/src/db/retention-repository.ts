@@ -22,6 +22,7 @@ export async function pruneEvents(knex: Knex, before: number, limit: number): Pr
     const deliveries = trx('notifications.deliveries').select('id').whereIn('event_id', ids);
     await trx('notifications.attempts').whereIn('delivery_id', deliveries).delete();
     await trx('notifications.deliveries').whereIn('event_id', ids).delete();
+    await trx('notifications.stream_entries').whereIn('event_id', ids).delete();
     await trx('notifications.events').whereIn('id', ids).delete();
     return ids.length;
   });

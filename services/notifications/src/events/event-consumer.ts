@@ -3,6 +3,8 @@ import { context, propagation } from '@opentelemetry/api';
 import { observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
 import { z } from 'zod';
 import { storeAndQueue } from '../db/events-repository.ts';
+import { STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
+import { announceStreamGrowth } from '../stream/stream-notices.ts';
 
 /** The durable consumer's name: every notifications instance shares it, so each event is handled once. */
 export const EVENTS_DURABLE = 'notifications';
@@ -48,7 +50,9 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
         logger.debug({ event_id: event.id }, 'event already stored');
         return;
       }
-      // The deliveries queued with it wake the delivery worker (see `storeAndQueue`).
+      // The deliveries queued with it wake the delivery worker (see `storeAndQueue`); the
+      // streams of the account, on whichever instance, are told it is there.
+      if (event.environment === STREAMED_ENVIRONMENT) announceStreamGrowth(options.bus, logger, { accountId: event.account_id, environment: event.environment });
       logger.debug({ event_id: event.id, type: event.type, deliveries: queued }, 'event stored');
     },
   );

@@ -1,5 +1,5 @@
 import { eventRoutes } from '@connectivity/contracts';
-import { getIdentity, toPage, tsRestOptions, type CursorCodec, type Database } from '@connectivity/platform';
+import { getIdentity, toPage, tsRestOptions, type Bus, type CursorCodec, type Database, type Logger } from '@connectivity/platform';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { z } from 'zod';
@@ -10,13 +10,18 @@ const positionSchema = z.object({ t: z.number().int(), i: z.string() });
 
 export interface EventRouteDeps {
   db: Database;
+  bus: Bus;
+  logger: Logger;
   cursors: CursorCodec;
 }
+
+// The stream is served by its own express route (routes/event-stream.ts): ts-rest answers once.
+const { streamEvents: _stream, ...jsonRoutes } = eventRoutes;
 
 /** GET /v1/events and POST /v1/events/replay. */
 export function mountEventRoutes(app: Express, deps: EventRouteDeps): void {
   const s = initServer();
-  const router = s.router(eventRoutes, {
+  const router = s.router(jsonRoutes, {
     listEvents: async ({ query, res }) => {
       const identity = getIdentity(res);
       const scope = { accountId: identity.accountId, environment: identity.environment };
@@ -29,8 +34,8 @@ export function mountEventRoutes(app: Express, deps: EventRouteDeps): void {
       };
     },
     replayEvents: async ({ body, res }) => {
-      return { status: 200, body: await replayEvents(deps.db, getIdentity(res), body ?? {}) };
+      return { status: 200, body: await replayEvents(deps, getIdentity(res), body ?? {}) };
     },
   });
-  createExpressEndpoints(eventRoutes, router, app, tsRestOptions);
+  createExpressEndpoints(jsonRoutes, router, app, tsRestOptions);
 }

@@ -3,6 +3,7 @@ import * as init from './0001_init.ts';
 import * as sealedSecrets from './0002_sealed_secrets_and_retention.ts';
 import * as eventTraceContext from './0003_event_trace_context.ts';
 import * as eventTimeOrder from './0005_event_time_order.ts';
+import * as streamEntries from './0006_stream_entries.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
@@ -15,5 +16,6 @@ export const migrations: MigrationSet = {
     '0003_event_trace_context': eventTraceContext,
     '0004_idempotency': idempotencyMigration(SCHEMA),
     '0005_event_time_order': eventTimeOrder,
+    '0006_stream_entries': streamEntries,
   },
 };

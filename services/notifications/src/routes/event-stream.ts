@@ -1,0 +1,63 @@
+import { ApiError, apiErrorFromZod, eventRoutes, REQUEST_HEADERS, streamEventsHeadersSchema, streamEventsQuerySchema } from '@connectivity/contracts';
+import { endOnDrain, getIdentity, isDraining, type Database, type Logger } from '@connectivity/platform';
+import type { Express } from 'express';
+import { resumePoint, streamHead, STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
+import { streamTypeFilter } from '../domain/stream-filter.ts';
+import { serveStream, type StreamTimings } from '../stream/event-stream.ts';
+
+export interface EventStreamRouteDeps {
+  db: Database;
+  logger: Logger;
+  timings: StreamTimings;
+}
+
+/**
+ * GET /v1/events/stream: Server-Sent Events of the account's test events. A plain express route,
+ * not a ts-rest handler: the answer is written as it comes and never ends by itself. Where it
+ * starts: after the `Last-Event-ID` header's event (else the `last_event_id` query's), else
+ * after the newest entry now.
+ */
+export function mountEventStreamRoute(app: Express, deps: EventStreamRouteDeps): void {
+  app.get(eventRoutes.streamEvents.path, async (req, res, next) => {
+    try {
+      const identity = getIdentity(res);
+      if (identity.environment !== STREAMED_ENVIRONMENT) throw new ApiError('live_key_test_resource');
+      const query = streamEventsQuerySchema.safeParse(req.query);
+      if (!query.success) throw apiErrorFromZod(query.error, 'query');
+      // An empty Last-Event-ID means none (as EventSource sends it before any id).
+      const headers = streamEventsHeadersSchema.pick({ 'last-event-id': true }).safeParse({ 'last-event-id': req.get('last-event-id') || undefined });
+      if (!headers.success) throw apiErrorFromZod(headers.error, 'headers');
+
+      const scope = { accountId: identity.accountId, environment: identity.environment };
+      const lastEventId = headers.data['last-event-id'] ?? query.data.last_event_id;
+      let afterSeq: number;
+      if (lastEventId === undefined) {
+        afterSeq = await streamHead(deps.db.knex, scope);
+      } else {
+        const point = await resumePoint(deps.db.knex, scope, lastEventId);
+        if (point === undefined) {
+          // Not this account's, not a test event, or pruned: resuming from it cannot promise nothing is lost.
+          throw new ApiError('invalid_parameter', {
+            param: headers.data['last-event-id'] === undefined ? 'last_event_id' : REQUEST_HEADERS.lastEventId,
+            message: `No event ${lastEventId} in this account's test event stream to resume after. Reconnect without it to start from now.`,
+          });
+        }
+        afterSeq = point;
+      }
+      const stream = serveStream({
+        db: deps.db,
+        logger: deps.logger,
+        res,
+        scope,
+        afterSeq,
+        accepts: streamTypeFilter(query.data.types),
+        timings: deps.timings,
+      });
+      endOnDrain(res, () => stream.end());
+      // Opened on an instance that is stopping: ended at once, so the client reconnects elsewhere.
+      if (isDraining()) stream.end();
+    } catch (error) {
+      next(error);
+    }
+  });
+}

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { onWork, signalWork, type Bus, type Logger } from '@connectivity/platform';
+import type { StreamScope } from '../db/stream-repository.ts';
+
+/**
+ * Open streams are woken when their account's stream grows, not by a tight poll. Every instance
+ * may serve a stream while another one stores its events (one durable consumer shares the work),
+ * so the news crosses processes as a bus notice; within a process it is a work signal, and an
+ * instance ignores the echo of its own notices. A lost notice costs one safety poll's wait.
+ */
+export const STREAM_NOTICE_SUBJECT = 'control.notifications.stream';
+
+interface StreamNotice {
+  from: string;
+  account_id: string;
+  environment: string;
+}
+
+const INSTANCE = randomUUID();
+
+const signalName = (scope: { accountId: string; environment: string }) => `event-stream:${scope.environment}:${scope.accountId}`;
+
+/** Calls `wake` whenever the scope's stream may have grown; returns the unsubscribe. */
+export function onStreamGrowth(scope: StreamScope, wake: () => void): () => void {
+  return onWork(signalName(scope), wake);
+}
+
+/** Tells the streams of every instance that the scope's stream grew (after the commit that grew it). */
+export function announceStreamGrowth(bus: Bus, logger: Logger, scope: StreamScope): void {
+  signalWork(signalName(scope));
+  const notice: StreamNotice = { from: INSTANCE, account_id: scope.accountId, environment: scope.environment };
+  bus.notify(STREAM_NOTICE_SUBJECT, notice).catch((error: unknown) => {
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream notice not sent; other instances see the events at their next poll');
+  });
+}
+
+/** Hears the other instances' notices and wakes this instance's streams of their scope. */
+export async function listenForStreamGrowth(bus: Bus): Promise<{ stop(): Promise<void> }> {
+  return bus.listen<StreamNotice>(STREAM_NOTICE_SUBJECT, (notice) => {
+    if (notice.from === INSTANCE) return;
+    signalWork(signalName({ accountId: notice.account_id, environment: notice.environment }));
+  });
+}
