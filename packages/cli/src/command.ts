@@ -1,3 +1,4 @@
+import type { Connectivity } from '@connectivity/sdk';
 import { CliError, type AdminClient } from './admin-client.ts';
 
 /** What every command is made of; its own file so command groups can live in files of their own. */
@@ -5,12 +6,38 @@ export interface Output {
   log(line: string): void;
 }
 
-export type Args = { positionals: string[]; values: { json?: boolean; name?: string; env?: string; scopes?: string; unverify?: boolean; status?: string } };
+export type Args = {
+  positionals: string[];
+  values: {
+    json?: boolean;
+    name?: string;
+    env?: string;
+    scopes?: string;
+    unverify?: boolean;
+    status?: string;
+    key?: string;
+    url?: string;
+    follow?: boolean;
+    limit?: string;
+    interval?: string;
+  };
+};
+
+/**
+ * The two APIs a command may use, made only when it asks: the operator's admin API (admin
+ * token), and the public API with an integrator's key (through the SDK, as an integrator would).
+ */
+export interface CommandContext {
+  admin(): Promise<AdminClient>;
+  api(): Promise<Connectivity>;
+  /** Stops a long-running command (`logs tail --follow`); tests abort it, a person presses Ctrl-C. */
+  signal?: AbortSignal | undefined;
+}
 
 export interface Command {
   usage: string;
   summary: string;
-  run(client: AdminClient, args: Args, out: Output): Promise<void>;
+  run(ctx: CommandContext, args: Args, out: Output): Promise<void>;
 }
 
 export const json = (out: Output, value: unknown) => out.log(JSON.stringify(value, null, 2));
@@ -20,4 +47,3 @@ export function need(args: Args, index: number, what: string): string {
   if (value === undefined || value === '') throw new CliError(`Missing ${what}.`);
   return value;
 }
-

@@ -1,21 +1,13 @@
 import { parseArgs } from 'node:util';
-import { CliError } from './admin-client.ts';
+import type { ApiKey, Scope } from '@connectivity/contracts';
+import { CliError, succeeded } from './admin-client.ts';
 import { json, need, type Args, type Command } from './command.ts';
 import { RELEASE_COMMANDS } from './release-commands.ts';
 
-const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean);
+// Passed on as typed; the admin API refuses an unknown scope with the error object, naming it.
+const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean) as Scope[] | undefined;
 
-interface KeyView {
-  id: string;
-  environment: string;
-  prefix: string;
-  last4: string;
-  status: string;
-  scopes: string[];
-  secret?: string;
-}
-
-const keyLine = (key: KeyView) => `${key.id}  ${key.environment}  ${key.prefix}…${key.last4}  ${key.status}  ${key.scopes.join(',')}`;
+const keyLine = (key: ApiKey) => `${key.id}  ${key.environment}  ${key.prefix}…${key.last4}  ${key.status}  ${key.scopes.join(',')}`;
 
 /** Every command, by its words. Accounts and keys are created only here, never by the public API. */
 export const COMMANDS: Record<string, Command> = {
@@ -23,25 +15,22 @@ export const COMMANDS: Record<string, Command> = {
   'account create': {
     usage: 'account create [--name <name>] [--json]',
     summary: 'Create an account with a test and a live key; the keys are shown this once.',
-    async run(client, args, out) {
-      const account = await client.call<{ id: string; keys: { test: KeyView; live: KeyView } }>('POST', '/admin/accounts', {
-        ...(args.values.name && { name: args.values.name }),
-      });
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
+      const account = await succeeded(client.accounts.createAccount({ body: { ...(args.values.name && { name: args.values.name }) } }));
       if (args.values.json) return json(out, account);
       out.log(`Account ${account.id}`);
-      out.log(`  test key: ${account.keys.test.secret ?? ''}`);
-      out.log(`  live key: ${account.keys.live.secret ?? ''}`);
+      out.log(`  test key: ${account.keys.test.secret}`);
+      out.log(`  live key: ${account.keys.live.secret}`);
       out.log('Store the keys now: they are not shown again.');
     },
   },
   'account show': {
     usage: 'account show <account_id> [--json]',
     summary: 'Show an account and its keys (never a secret).',
-    async run(client, args, out) {
-      const account = await client.call<{ id: string; pinned_version: string | null; rate_limit_per_minute: number | null; keys: KeyView[] }>(
-        'GET',
-        `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`,
-      );
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
+      const account = await succeeded(client.accounts.getAccount({ params: { accountId: need(args, 2, 'account id') } }));
       if (args.values.json) return json(out, account);
       out.log(`Account ${account.id}  version ${account.pinned_version ?? '(not pinned yet)'}  rate limit ${account.rate_limit_per_minute ?? 'default'}`);
       for (const key of account.keys) out.log(`  ${keyLine(key)}`);
@@ -50,26 +39,30 @@ export const COMMANDS: Record<string, Command> = {
   'key issue': {
     usage: 'key issue <account_id> --env test|live [--scopes a,b] [--json]',
     summary: 'Issue the account’s key for an environment, revoking the active one (rotation).',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const env = args.values.env;
       if (env !== 'test' && env !== 'live') throw new CliError('--env must be test or live.');
-      const key = await client.call<KeyView & { replaced: KeyView | null }>('POST', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}/keys`, {
-        environment: env,
-        ...(args.values.scopes && { scopes: scopesOf(args.values.scopes) }),
-      });
+      const key = await succeeded(
+        client.accounts.issueKey({
+          params: { accountId: need(args, 2, 'account id') },
+          body: { environment: env, ...(args.values.scopes && { scopes: scopesOf(args.values.scopes) }) },
+        }),
+      );
       if (args.values.json) return json(out, key);
       if (key.replaced) out.log(`Revoked ${key.replaced.id}`);
-      out.log(`Issued ${key.id}: ${key.secret ?? ''}`);
+      out.log(`Issued ${key.id}: ${key.secret}`);
       out.log('Store the key now: it is not shown again.');
     },
   },
   'key restrict': {
     usage: 'key restrict <key_id> --scopes a,b [--json]',
     summary: 'Set the scopes of a key.',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const scopes = scopesOf(args.values.scopes);
       if (!scopes || scopes.length === 0) throw new CliError('--scopes needs at least one scope, e.g. --scopes esim:read,catalogue:read');
-      const key = await client.call<KeyView>('PATCH', `/admin/keys/${encodeURIComponent(need(args, 2, 'key id'))}`, { scopes });
+      const key = await succeeded(client.keys.restrictKey({ params: { keyId: need(args, 2, 'key id') }, body: { scopes } }));
       if (args.values.json) return json(out, key);
       out.log(keyLine(key));
     },
@@ -77,8 +70,9 @@ export const COMMANDS: Record<string, Command> = {
   'key revoke': {
     usage: 'key revoke <key_id> [--json]',
     summary: 'Revoke a key; it is refused from now on (401 key_revoked).',
-    async run(client, args, out) {
-      const key = await client.call<KeyView>('POST', `/admin/keys/${encodeURIComponent(need(args, 2, 'key id'))}/revoke`);
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
+      const key = await succeeded(client.keys.revokeKey({ params: { keyId: need(args, 2, 'key id') }, body: {} }));
       if (args.values.json) return json(out, key);
       out.log(keyLine(key));
     },
@@ -86,10 +80,16 @@ export const COMMANDS: Record<string, Command> = {
   'account verify': {
     usage: 'account verify <account_id> [--unverify] [--json]',
     summary: 'Mark an account verified (needed for live orders), or not.',
-    async run(client, args, out) {
-      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
-        verified: !args.values.unverify,
-      });
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
+      const result = await succeeded(
+        client.accounts.updateAccount({
+          params: { accountId: need(args, 2, 'account id') },
+          body: {
+            verified: !args.values.unverify,
+          },
+        }),
+      );
       if (args.values.json) return json(out, result);
       out.log(`Account ${need(args, 2, 'account id')} is ${args.values.unverify ? 'not verified' : 'verified'}.`);
     },
@@ -97,12 +97,18 @@ export const COMMANDS: Record<string, Command> = {
   'account balance': {
     usage: 'account balance <account_id> <cents> [--json]',
     summary: 'Set the live balance, in US cents.',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const raw = need(args, 3, 'balance in cents');
       if (!/^\d+$/.test(raw)) throw new CliError('The balance must be a whole number of cents, 0 or more.');
-      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
-        live_balance_cents: Number(raw),
-      });
+      const result = await succeeded(
+        client.accounts.updateAccount({
+          params: { accountId: need(args, 2, 'account id') },
+          body: {
+            live_balance_cents: Number(raw),
+          },
+        }),
+      );
       if (args.values.json) return json(out, result);
       out.log(`Live balance of ${need(args, 2, 'account id')}: ${raw} cents.`);
     },
@@ -110,12 +116,18 @@ export const COMMANDS: Record<string, Command> = {
   'account live-ordering': {
     usage: 'account live-ordering <account_id> on|off [--json]',
     summary: 'Switch the account’s live ordering (live catalogue and live orders) on or off; on by default.',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const raw = need(args, 3, 'on or off');
       if (raw !== 'on' && raw !== 'off') throw new CliError('Live ordering is switched "on" or "off".');
-      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
-        live_ordering: raw === 'on',
-      });
+      const result = await succeeded(
+        client.accounts.updateAccount({
+          params: { accountId: need(args, 2, 'account id') },
+          body: {
+            live_ordering: raw === 'on',
+          },
+        }),
+      );
       if (args.values.json) return json(out, result);
       out.log(`Live ordering of ${need(args, 2, 'account id')}: ${raw}.`);
     },
@@ -123,12 +135,18 @@ export const COMMANDS: Record<string, Command> = {
   'account rate-limit': {
     usage: 'account rate-limit <account_id> <per_minute|default> [--json]',
     summary: 'Give an account its own requests-per-minute budget (per key), or go back to the default.',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const raw = need(args, 3, 'requests per minute');
       if (raw !== 'default' && !/^[1-9]\d*$/.test(raw)) throw new CliError('The budget must be a positive whole number or "default".');
-      const result = await client.call('PATCH', `/admin/accounts/${encodeURIComponent(need(args, 2, 'account id'))}`, {
-        rate_limit_per_minute: raw === 'default' ? null : Number(raw),
-      });
+      const result = await succeeded(
+        client.accounts.updateAccount({
+          params: { accountId: need(args, 2, 'account id') },
+          body: {
+            rate_limit_per_minute: raw === 'default' ? null : Number(raw),
+          },
+        }),
+      );
       if (args.values.json) return json(out, result);
       out.log(`Rate limit of ${need(args, 2, 'account id')}: ${raw}.`);
     },
@@ -151,6 +169,11 @@ export function parseCommand(argv: string[]): { command: Command; args: Args } |
       scopes: { type: 'string' },
       unverify: { type: 'boolean' },
       status: { type: 'string' },
+      key: { type: 'string' },
+      url: { type: 'string' },
+      follow: { type: 'boolean', short: 'f' },
+      limit: { type: 'string' },
+      interval: { type: 'string' },
     },
   });
   const command = COMMANDS[`${positionals[0] ?? ''} ${positionals[1] ?? ''}`];

@@ -10,6 +10,10 @@ export const cliConfigSchema = z.object({
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   /** Otherwise: the data directory of a running `pnpm start`, holding admin.json. */
   DATA_DIR: z.string().min(1).default('./.data'),
+  /** The public API, for the commands an integrator runs with their own key (`logs`, `events`, `trigger`). */
+  API_URL: z.preprocess(emptyToUndefined, z.string().url().default('http://localhost:8080')),
+  /** The integrator's key; without it, the test key of a running `pnpm start` (DATA_DIR/dev-keys.json). */
+  API_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_(test|live)_/, 'must be an API key (sk_test_... or sk_live_...)').optional()),
 });
 
 export type CliConfig = z.infer<typeof cliConfigSchema>;

@@ -1,10 +1,19 @@
-import { CliError, createAdminClient, resolveEndpoint } from './admin-client.ts';
-import type { Output } from './command.ts';
+import { createApiClient, resolveApiKey } from './api-client.ts';
+import { CliError, createAdminClient, resolveEndpoint, type AdminClient } from './admin-client.ts';
+import type { CommandContext, Output } from './command.ts';
 import { parseCommand, usage } from './commands.ts';
 import { loadCliConfig } from './config.ts';
 
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  out?: Output;
+  err?: Output;
+  /** Ends a command that runs until stopped (`logs tail --follow`). */
+  signal?: AbortSignal;
+}
+
 /** Runs one command; resolves with the exit code. Errors are printed for a person, without a stack. */
-export async function run(argv: string[], options: { env?: NodeJS.ProcessEnv; out?: Output; err?: Output } = {}): Promise<number> {
+export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
   const out = options.out ?? { log: (line: string) => console.log(line) };
   const err = options.err ?? { log: (line: string) => console.error(line) };
   const wantsHelp = argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
@@ -24,8 +33,15 @@ export async function run(argv: string[], options: { env?: NodeJS.ProcessEnv; ou
     return 2;
   }
   try {
-    const client = createAdminClient(await resolveEndpoint(loadCliConfig(options.env)));
-    await parsed.command.run(client, parsed.args, out);
+    const config = loadCliConfig(options.env);
+    const { values } = parsed.args;
+    let admin: AdminClient | undefined;
+    const ctx: CommandContext = {
+      admin: async () => (admin ??= createAdminClient(await resolveEndpoint(config))),
+      api: async () => createApiClient(values.url ?? config.API_URL, await resolveApiKey(config, values.key)),
+      signal: options.signal,
+    };
+    await parsed.command.run(ctx, parsed.args, out);
     return 0;
   } catch (error) {
     if (error instanceof CliError) {

@@ -52,3 +52,5 @@ export * from './internal/catalogue-accounts.ts';
 export * from './internal/inventory-releases.ts';
 
 export * from './openapi.ts';
+
+export * from './admin/index.ts';
