@@ -28,6 +28,7 @@ export * from './schemas/version.ts';
 export * from './schemas/event-type.ts';
 export * from './schemas/error-code.ts';
 export * from './schemas/replay.ts';
+export * from './schemas/request-log.ts';
 
 export * from './headers.ts';
 export * from './json-schema.ts';
@@ -37,6 +38,7 @@ export * from './routes/params.ts';
 export * from './routes/operation.ts';
 export * from './routes/esim.ts';
 export * from './routes/events.ts';
+export * from './routes/request-logs.ts';
 export * from './routes/test-helpers.ts';
 export * from './routes/webhooks.ts';
 export * from './routes/contract.ts';
