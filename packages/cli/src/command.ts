@@ -29,9 +29,16 @@ export type Args = {
  */
 export interface CommandContext {
   admin(): Promise<AdminClient>;
-  api(): Promise<Connectivity>;
+  api(): Promise<ApiSession>;
   /** Stops a long-running command (`logs tail --follow`); tests abort it, a person presses Ctrl-C. */
   signal?: AbortSignal | undefined;
+}
+
+/** The SDK on the integrator's key, with the key and URL it was made from. */
+export interface ApiSession {
+  client: Connectivity;
+  key: string;
+  baseUrl: string;
 }
 
 export interface Command {

@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import type { ApiKey, Scope } from '@connectivity/contracts';
 import { CliError, succeeded } from './admin-client.ts';
 import { json, need, type Args, type Command } from './command.ts';
+import { EVENT_COMMANDS } from './event-commands.ts';
+import { LOG_COMMANDS } from './log-commands.ts';
 import { RELEASE_COMMANDS } from './release-commands.ts';
+import { TRIGGER_COMMANDS } from './trigger-command.ts';
 
 // Passed on as typed; the admin API refuses an unknown scope with the error object, naming it.
 const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean) as Scope[] | undefined;
@@ -11,7 +14,6 @@ const keyLine = (key: ApiKey) => `${key.id}  ${key.environment}  ${key.prefix}â€
 
 /** Every command, by its words. Accounts and keys are created only here, never by the public API. */
 export const COMMANDS: Record<string, Command> = {
-  ...RELEASE_COMMANDS,
   'account create': {
     usage: 'account create [--name <name>] [--json]',
     summary: 'Create an account with a test and a live key; the keys are shown this once.',
@@ -151,11 +153,20 @@ export const COMMANDS: Record<string, Command> = {
       out.log(`Rate limit of ${need(args, 2, 'account id')}: ${raw}.`);
     },
   },
+  ...RELEASE_COMMANDS,
+  ...LOG_COMMANDS,
+  ...EVENT_COMMANDS,
+  ...TRIGGER_COMMANDS,
 };
 
 export function usage(): string {
   const lines = Object.values(COMMANDS).map((command) => `  pnpm cli ${command.usage}\n      ${command.summary}`);
-  return `Operator command line of the Connectivity Service.\n\n${lines.join('\n')}\n\nIt talks to the gateway's admin API: ADMIN_URL and ADMIN_TOKEN, or DATA_DIR/admin.json of a running pnpm start.`;
+  return (
+    `Operator command line of the Connectivity Service.\n\n${lines.join('\n')}\n\n` +
+    "Account, key and release commands use the gateway's admin API: ADMIN_URL and ADMIN_TOKEN, or DATA_DIR/admin.json of a running pnpm start.\n" +
+    'logs, events and trigger use the public API with your own key, as an integrator: --key or API_KEY (else the test key of a running\n' +
+    'pnpm start, DATA_DIR/dev-keys.json), at --url or API_URL (default http://localhost:8080).'
+  );
 }
 
 export function parseCommand(argv: string[]): { command: Command; args: Args } | undefined {
@@ -176,6 +187,7 @@ export function parseCommand(argv: string[]): { command: Command; args: Args } |
       interval: { type: 'string' },
     },
   });
-  const command = COMMANDS[`${positionals[0] ?? ''} ${positionals[1] ?? ''}`];
+  // Two words name most commands (`account create`), one word the rest (`trigger <type>`).
+  const command = COMMANDS[`${positionals[0] ?? ''} ${positionals[1] ?? ''}`] ?? COMMANDS[positionals[0] ?? ''];
   return command ? { command, args: { positionals, values } } : undefined;
 }

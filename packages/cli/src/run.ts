@@ -1,3 +1,4 @@
+import { ConnectionError, ConnectivityError } from '@connectivity/sdk';
 import { createApiClient, resolveApiKey } from './api-client.ts';
 import { CliError, createAdminClient, resolveEndpoint, type AdminClient } from './admin-client.ts';
 import type { CommandContext, Output } from './command.ts';
@@ -38,7 +39,11 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     let admin: AdminClient | undefined;
     const ctx: CommandContext = {
       admin: async () => (admin ??= createAdminClient(await resolveEndpoint(config))),
-      api: async () => createApiClient(values.url ?? config.API_URL, await resolveApiKey(config, values.key)),
+      api: async () => {
+        const key = await resolveApiKey(config, values.key);
+        const baseUrl = values.url ?? config.API_URL;
+        return { client: createApiClient(baseUrl, key), key, baseUrl };
+      },
       signal: options.signal,
     };
     await parsed.command.run(ctx, parsed.args, out);
@@ -48,6 +53,17 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       err.log(`Error: ${error.message}`);
       return 1;
     }
+    // The public API's refusals, as the SDK reports them: the code, the parameter, and the id to quote.
+    if (error instanceof ConnectivityError) {
+      const where = error.param ? ` (${error.param})` : '';
+      err.log(`Error: ${error.code}${where}: ${error.message}${error.requestId ? ` [${error.requestId}]` : ''}`);
+      return 1;
+    }
+    if (error instanceof ConnectionError) {
+      err.log(`Error: the API is not reachable (${error.message}). Is the service running, and is --url or API_URL right?`);
+      return 1;
+    }
+    if (error instanceof Error && error.name === 'AbortError') return 0;
     throw error;
   }
 }
