@@ -1,6 +1,7 @@
 import type { RequestLog } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeKeyById } from '../src/keys/key-admin.ts';
 import { expectError } from './support/common-route-tests.ts';
 import { bearer, idem, startHarness, type Harness } from './support/harness.ts';
 
@@ -72,7 +73,11 @@ describe('the request log', () => {
   it('leaves out requests refused for their key, and reads of the log itself', async () => {
     const a = await h.account();
     const revoked = await h.account();
-    await request(h.app).get('/v1/version').set(bearer(`${a.test}x`));
+    await revokeKeyById(h.db.knex, revoked.testKeyId);
+    h.edge.keysChanged({ keyIds: [revoked.testKeyId] });
+    expectError(await request(h.app).get('/v1/version').set(bearer(revoked.test)), 401, 'key_revoked');
+    expectError(await request(h.app).get('/v1/version').set(bearer(`${a.test}x`)), 401, 'key_invalid');
+    expectError(await request(h.app).get('/v1/version'), 401, 'key_missing');
     await request(h.app).get('/v1/version').set(bearer(a.test));
     await logs(a.test);
     await h.edge.requestLog.flush();
@@ -135,6 +140,20 @@ describe('the request log', () => {
     expect((await logs(a.test)).data).toEqual([]);
     await h.edge.requestLog.purge();
     expect(await rowsOf(a.accountId)).toHaveLength(0);
+  });
+
+  it('keeps a batch the database refused, and writes it on the next flush', async () => {
+    const a = await h.account();
+    const answered = await request(h.app).get('/v1/version').set(bearer(a.test));
+    // The table is away for a moment (as in a failover): the flush fails and nothing is lost.
+    await h.db.knex.raw('alter table gateway.request_logs rename to request_logs_away');
+    try {
+      await expect(h.edge.requestLog.flush()).rejects.toThrow();
+    } finally {
+      await h.db.knex.raw('alter table gateway.request_logs_away rename to request_logs');
+    }
+    await h.edge.requestLog.flush();
+    expect((await logs(a.test)).data.map((e) => e.id)).toEqual([answered.get('request-id')]);
   });
 
   it('needs the keys:read scope', async () => {
