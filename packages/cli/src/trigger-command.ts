@@ -35,7 +35,8 @@ export const TRIGGER_COMMANDS: Record<string, Command> = {
       sandbox.out.log(`${type}: ${recipe.how}`);
       const matches = await recipe.run(sandbox);
       const event = await waitForEvent(sandbox, (e) => e.type === type && matches(e), ctx.signal);
-      if (args.values.json) return json(out, { event, key: sandbox.key === first.key ? undefined : sandbox.key });
+      // After an api_key.* recipe the key in use changed: the new one is part of the answer.
+      if (args.values.json) return json(out, { event, ...(sandbox.key !== first.key && { new_key: sandbox.key }) });
       out.log(`emitted ${event.id} ${event.type} (${event.environment})`);
     },
   },
