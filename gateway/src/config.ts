@@ -57,6 +57,12 @@ export const configSchema = serviceConfigSchema(8080).extend({
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(100).default(10_000),
   /** How often the last use of keys is written (one statement for all keys used since). */
   KEY_USE_FLUSH_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How often the request log's buffer is written: a request appears in GET /v1/request_logs within about this. */
+  REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(10).default(1_000),
+  /** Requests kept per account and environment in the request log (the newest). */
+  REQUEST_LOG_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** Requests older than this leave the request log. */
+  REQUEST_LOG_RETENTION_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   /** How long a stored idempotent response is replayed (DECISIONS.md: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   SERVICE_VERSION_TIMETABLE: timetableSchema,

@@ -2,16 +2,19 @@ import type { ServiceRuntime } from '@connectivity/platform';
 import type { Config } from '../config.ts';
 import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../keys/key-cache.ts';
 import { KeyUse } from '../keys/key-use.ts';
+import { RequestLog } from '../request-log/request-log.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate-limiter.ts';
 
 /**
  * What the edge keeps in process so a request needs no database round trip in steady state: the
  * key cache (with the bus notices that keep every instance's copy right), the key-use
- * bookkeeping, and the rate limiter.
+ * bookkeeping, the request log's buffer, and the rate limiter.
  */
 export interface EdgeState {
   keys: KeyCache;
   keyUse: KeyUse;
+  /** The per-account request log's buffer, written in batches. */
+  requestLog: RequestLog;
   rateLimiter: RateLimiter;
   /** Announces a key or account change to every instance (this one first). */
   keysChanged: (notice: KeyChangeNotice) => void;
@@ -32,6 +35,13 @@ export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeSt
     runtime.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'listening for key changes failed; cached keys expire by age only');
   });
   const keyUse = new KeyUse({ knex: runtime.db.knex, logger: runtime.logger, flushMs: config.KEY_USE_FLUSH_MS });
+  const requestLog = new RequestLog({
+    knex: runtime.db.knex,
+    logger: runtime.logger,
+    flushMs: config.REQUEST_LOG_FLUSH_MS,
+    keepPerScope: config.REQUEST_LOG_MAX_PER_ACCOUNT,
+    retentionMs: config.REQUEST_LOG_RETENTION_HOURS * 3_600_000,
+  });
   const rateLimiter = createRateLimiter({
     store: rateLimitStoreOf(config),
     knex: runtime.db.knex,
@@ -42,12 +52,14 @@ export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeSt
   return {
     keys,
     keyUse,
+    requestLog,
     rateLimiter,
     keysChanged: keyChangeNotifier(runtime.bus, keys, runtime.logger),
     async stop() {
       await listening;
       await keys.stop();
       await keyUse.stop();
+      await requestLog.stop();
       await rateLimiter.close();
     },
   };

@@ -9,6 +9,7 @@ import { pinVersion } from '../db/accounts-repository.ts';
 import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
+import { logWhenAnswered, ROUTE_LOCAL } from '../request-log/observe.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
 import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from './forward.ts';
 import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
@@ -90,6 +91,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
     await applyAddressLimit(deps, req, res);
     throw error;
   }
+  logWhenAnswered(deps.edge.requestLog, req, res, key);
   await deps.edge.keyUse.note(key);
 
   // The request is counted now, per key (with the account's own budget when the operator set
@@ -113,6 +115,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   const match = matchRoute(req.method, req.originalUrl);
   if (!isRouteMatch(match)) throw new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` });
   const { entry, params } = match;
+  res.locals[ROUTE_LOCAL] = entry;
   // The request's span and HTTP metrics are named by the contract route, not the edge's catch-all.
   const rpc = getRPCMetadata(context.active());
   if (rpc?.type === RPCType.HTTP) rpc.route = entry.route.path;
@@ -199,7 +202,7 @@ async function respondFor(
     const answer = await answerMetaRoute(
       entry.key,
       { accountId: key.account_id, environment: key.environment, version: version as never, params, query },
-      { db: deps.knex, cursors: deps.cursors },
+      { db: deps.knex, cursors: deps.cursors, requestLogRetentionMs: deps.edge.requestLog.retentionMs() },
     );
     return { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(answer.body) };
   }

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { adminContract } from '@connectivity/contracts';
+import { initClient, tsRestFetchApi } from '@ts-rest/core';
 import type { CliConfig } from './config.ts';
 
 export interface AdminEndpoint {
@@ -27,32 +29,34 @@ export async function resolveEndpoint(config: CliConfig): Promise<AdminEndpoint>
   return { url: parsed.url, token: parsed.token };
 }
 
-export interface AdminClient {
-  call<T = Record<string, unknown>>(method: string, pathname: string, body?: unknown): Promise<T>;
-}
-
-export function createAdminClient(endpoint: AdminEndpoint): AdminClient {
-  return {
-    async call<T>(method: string, pathname: string, body?: unknown): Promise<T> {
-      let response: Response;
+/** The typed client of the admin contract: every path, body and answer is checked at compile time. */
+export function createAdminClient(endpoint: AdminEndpoint) {
+  return initClient(adminContract, {
+    baseUrl: endpoint.url.replace(/\/+$/, ''),
+    baseHeaders: { authorization: `Bearer ${endpoint.token}` },
+    throwOnUnknownStatus: false,
+    // A gateway that is down is a message for the operator, not a stack trace; a hung one gives up.
+    api: async (args) => {
       try {
-        response = await fetch(endpoint.url.replace(/\/+$/, '') + pathname, {
-          method,
-          headers: { authorization: `Bearer ${endpoint.token}`, 'content-type': 'application/json', accept: 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(30_000),
-        });
+        return await tsRestFetchApi({ ...args, fetchOptions: { ...args.fetchOptions, signal: AbortSignal.timeout(30_000) } });
       } catch {
         throw new CliError(`The gateway admin API at ${endpoint.url} is not reachable. Is the service running?`);
       }
-      const parsed = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string; param?: string; detail?: string } };
-      if (!response.ok) {
-        const error = parsed.error;
-        const where = error?.param ? ` (${error.param})` : '';
-        const detail = error?.detail ? `: ${error.detail}` : '';
-        throw new CliError(`${error?.code ?? `HTTP ${response.status}`}${where}: ${error?.message ?? 'request failed'}${detail}`);
-      }
-      return parsed as T;
     },
-  };
+  });
+}
+export type AdminClient = ReturnType<typeof createAdminClient>;
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; param?: string; detail?: string };
+}
+
+/** The answer's body when the call succeeded; otherwise a CliError saying what was refused and why. */
+export async function succeeded<R extends { status: number; body: unknown }>(call: Promise<R>): Promise<Extract<R, { status: 200 | 201 }>['body']> {
+  const response = await call;
+  if (response.status >= 200 && response.status < 300) return response.body;
+  const error = (response.body as ErrorBody | undefined)?.error;
+  const where = error?.param ? ` (${error.param})` : '';
+  const detail = error?.detail ? `: ${error.detail}` : '';
+  throw new CliError(`${error?.code ?? `HTTP ${response.status}`}${where}: ${error?.message ?? 'request failed'}${detail}`);
 }

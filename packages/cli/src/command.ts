@@ -1,3 +1,4 @@
+import type { Connectivity } from '@connectivity/sdk';
 import { CliError, type AdminClient } from './admin-client.ts';
 import type { CliConfig } from './config.ts';
 
@@ -15,26 +16,40 @@ export type Args = {
     scopes?: string;
     unverify?: boolean;
     status?: string;
+    key?: string;
+    url?: string;
+    follow?: boolean;
+    limit?: string;
+    interval?: string;
     'forward-to'?: string;
     events?: string;
-    'api-key'?: string;
-    'base-url'?: string;
     secret?: string;
   };
 };
 
-/** What a command may need beside the admin API: the CLI's config, and a stop for long runs (tests). */
+/**
+ * The two APIs a command may use, made only when it asks: the operator's admin API (admin
+ * token), and the public API with an integrator's key (through the SDK, as an integrator would).
+ */
 export interface CommandContext {
-  config: CliConfig;
+  admin(): Promise<AdminClient>;
+  api(): Promise<ApiSession>;
+  /** Stops a long-running command (`logs tail --follow`, `listen`); tests abort it, a person presses Ctrl-C. */
   signal?: AbortSignal | undefined;
+  config: CliConfig;
+}
+
+/** The SDK on the integrator's key, with the key and URL it was made from. */
+export interface ApiSession {
+  client: Connectivity;
+  key: string;
+  baseUrl: string;
 }
 
 export interface Command {
   usage: string;
   summary: string;
-  /** False for a command of the public API (listen): no admin API is looked for. */
-  admin?: false;
-  run(client: AdminClient, args: Args, out: Output, context: CommandContext): Promise<void>;
+  run(ctx: CommandContext, args: Args, out: Output): Promise<void>;
 }
 
 export const json = (out: Output, value: unknown) => out.log(JSON.stringify(value, null, 2));
@@ -44,4 +59,3 @@ export function need(args: Args, index: number, what: string): string {
   if (value === undefined || value === '') throw new CliError(`Missing ${what}.`);
   return value;
 }
-

@@ -10,9 +10,11 @@ export const cliConfigSchema = z.object({
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   /** Otherwise: the data directory of a running `pnpm start`, holding admin.json. */
   DATA_DIR: z.string().min(1).default('./.data'),
-  /** `listen`: the public API, the integrator's test key, and a signing secret to keep across runs. */
-  CONNECTIVITY_BASE_URL: z.preprocess(emptyToUndefined, z.string().default('http://localhost:8080')),
-  CONNECTIVITY_KEY: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+  /** The public API, for the commands an integrator runs with their own key (`listen`, `logs`, `events`, `trigger`). */
+  CONNECTIVITY_API_URL: z.preprocess(emptyToUndefined, z.string().url().default('http://localhost:8080')),
+  /** The integrator's key; without it, the test key of a running `pnpm start` (DATA_DIR/dev-keys.json). */
+  CONNECTIVITY_API_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_(test|live)_/, 'must be an API key (sk_test_... or sk_live_...)').optional()),
+  /** `listen`: the signing secret of its local deliveries, to keep one across runs (else new each run). */
   CONNECTIVITY_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().startsWith('whsec_').optional()),
 });
 

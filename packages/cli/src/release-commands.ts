@@ -1,5 +1,5 @@
-import { SUPPLIER_RELEASE_STATUSES, type List, type SupplierRelease } from '@connectivity/contracts';
-import { CliError } from './admin-client.ts';
+import { SUPPLIER_RELEASE_STATUSES, type List, type SupplierRelease, type SupplierReleaseStatus } from '@connectivity/contracts';
+import { CliError, succeeded } from './admin-client.ts';
 import { json, need, type Command } from './command.ts';
 
 const releaseLine = (r: SupplierRelease) =>
@@ -14,7 +14,8 @@ export const RELEASE_COMMANDS: Record<string, Command> = {
   'releases list': {
     usage: `releases list [--status ${SUPPLIER_RELEASE_STATUSES.join('|')}] [--json]`,
     summary: 'List supplier releases (newest first), all of them or those of one status.',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const status = args.values.status;
       if (status !== undefined && !(SUPPLIER_RELEASE_STATUSES as readonly string[]).includes(status)) {
         throw new CliError(`--status must be one of ${SUPPLIER_RELEASE_STATUSES.join(', ')}.`);
@@ -23,8 +24,9 @@ export const RELEASE_COMMANDS: Record<string, Command> = {
       const releases: SupplierRelease[] = [];
       let cursor: string | null = null;
       do {
-        const query = new URLSearchParams({ limit: '100', ...(status && { status }), ...(cursor && { cursor }) });
-        const page: List<SupplierRelease> = await client.call<List<SupplierRelease>>('GET', `/admin/supplier-releases?${query.toString()}`);
+        const page: List<SupplierRelease> = await succeeded(
+          client.supplierReleases.listSupplierReleases({ query: { limit: 100, ...(status && { status: status as SupplierReleaseStatus }), ...(cursor && { cursor }) } }),
+        );
         releases.push(...page.data);
         cursor = page.next_cursor;
       } while (cursor);
@@ -36,9 +38,10 @@ export const RELEASE_COMMANDS: Record<string, Command> = {
   'releases retry': {
     usage: 'releases retry <release_id> [--json]',
     summary: 'Put an abandoned (or pending) supplier release back to pending; the worker tries it at once.',
-    async run(client, args, out) {
+    async run(ctx, args, out) {
+      const client = await ctx.admin();
       const id = need(args, 2, 'release id');
-      const release = await client.call<SupplierRelease>('POST', `/admin/supplier-releases/${encodeURIComponent(id)}/retry`);
+      const release = await succeeded(client.supplierReleases.retrySupplierRelease({ params: { releaseId: id }, body: {} }));
       if (args.values.json) return json(out, release);
       out.log(`Release ${release.id} is pending again; the worker retries it now.`);
     },

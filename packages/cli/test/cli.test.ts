@@ -99,8 +99,8 @@ describe('pnpm cli', () => {
       [['listen'], {}, /--forward-to is required/],
       [['listen', '--forward-to', 'not a url'], {}, /--forward-to is not a URL/],
       [['listen', '--forward-to', 'http://localhost:3000/hooks'], { DATA_DIR: path.join(dataDir, 'nowhere') }, /No API key/],
-      [['listen', '--forward-to', 'http://localhost:3000/hooks', '--api-key', 'sk_live_abc'], {}, /use a test key/],
-      [['listen', '--forward-to', 'http://localhost:3000/hooks'], { CONNECTIVITY_KEY: 'sk_test_abc', CONNECTIVITY_BASE_URL: 'nope' }, /--base-url is not a URL/],
+      [['listen', '--forward-to', 'http://localhost:3000/hooks', '--key', 'sk_live_abc'], {}, /use a test key/],
+      [['listen', '--forward-to', 'http://localhost:3000/hooks', '--url', 'nope'], { CONNECTIVITY_API_KEY: 'sk_test_abc' }, /--url is not a URL/],
     ];
     for (const [argv, env, message] of cases) {
       const err = capture();
@@ -112,7 +112,7 @@ describe('pnpm cli', () => {
   it('listen stops with the error when the stream refuses the key', async () => {
     const out = capture();
     const err = capture();
-    const code = await run(['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', 'sk_test_NotARealKeyNotARealKey0000', '--base-url', gatewayUrl], {
+    const code = await run(['listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--key', 'sk_test_NotARealKeyNotARealKey0000', '--url', gatewayUrl], {
       env: { DATA_DIR: dataDir },
       out,
       err,

@@ -29,6 +29,7 @@ export * from './schemas/event-type.ts';
 export * from './schemas/error-code.ts';
 export * from './schemas/replay.ts';
 export * from './schemas/test-clock.ts';
+export * from './schemas/request-log.ts';
 
 export * from './headers.ts';
 export * from './json-schema.ts';
@@ -38,6 +39,7 @@ export * from './routes/params.ts';
 export * from './routes/operation.ts';
 export * from './routes/esim.ts';
 export * from './routes/events.ts';
+export * from './routes/request-logs.ts';
 export * from './routes/test-helpers.ts';
 export * from './routes/test-clocks.ts';
 export * from './routes/webhooks.ts';
@@ -54,3 +56,5 @@ export * from './internal/catalogue-accounts.ts';
 export * from './internal/inventory-releases.ts';
 
 export * from './openapi.ts';
+
+export * from './admin/index.ts';

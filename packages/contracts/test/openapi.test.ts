@@ -26,6 +26,7 @@ const ENDPOINTS = [
   'GET /v1/events/stream',
   'POST /v1/events/replay',
   'GET /v1/api_keys',
+  'GET /v1/request_logs',
   'POST /v1/test/usage',
   'POST /v1/test/error',
   'POST /v1/test/clocks',

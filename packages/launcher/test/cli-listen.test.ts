@@ -50,8 +50,8 @@ describe('pnpm cli listen', () => {
   });
 
   test('forwards every event, signed with the printed secret, across a dropped connection', async () => {
-    cli = spawn(process.execPath, [cliMain, 'listen', '--forward-to', receiver.url, '--events', 'esim.*', '--api-key', testKey, '--base-url', proxy.url], {
-      env: { ...process.env, CONNECTIVITY_WEBHOOK_SECRET: '', CONNECTIVITY_KEY: '' },
+    cli = spawn(process.execPath, [cliMain, 'listen', '--forward-to', receiver.url, '--events', 'esim.*', '--key', testKey, '--url', proxy.url], {
+      env: { ...process.env, CONNECTIVITY_WEBHOOK_SECRET: '', CONNECTIVITY_API_KEY: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let pending = '';

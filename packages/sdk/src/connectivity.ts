@@ -226,6 +226,18 @@ export class ApiKeysResource {
   }
 }
 
+/** The account's recent requests in the key's environment, newest first (the last 1,000 of 24 hours). */
+export class RequestLogsResource {
+  readonly #raw: RawClient;
+  constructor(raw: RawClient) {
+    this.#raw = raw;
+  }
+
+  list(query: RequestQuery<Routes['requestLogs']['listRequestLogs']> = {}, options: RequestOptions = {}) {
+    return paginate(query, (q) => this.#raw.requestLogs.listRequestLogs({ query: q, requestOptions: options }));
+  }
+}
+
 /** The catalogue of event types, each with the JSON Schema of its `data`. */
 export class EventTypesResource {
   readonly #raw: RawClient;
@@ -332,6 +344,7 @@ export class Connectivity {
   readonly events: EventsResource;
   readonly webhooks: WebhooksResource;
   readonly apiKeys: ApiKeysResource;
+  readonly requestLogs: RequestLogsResource;
   readonly eventTypes: EventTypesResource;
   readonly errorCodes: ErrorCodesResource;
   readonly testHelpers: TestHelpersResource;
@@ -346,6 +359,7 @@ export class Connectivity {
     this.events = new EventsResource(this.raw);
     this.webhooks = new WebhooksResource(this.raw);
     this.apiKeys = new ApiKeysResource(this.raw);
+    this.requestLogs = new RequestLogsResource(this.raw);
     this.eventTypes = new EventTypesResource(this.raw);
     this.errorCodes = new ErrorCodesResource(this.raw);
     this.testHelpers = new TestHelpersResource(this.raw);

@@ -74,6 +74,7 @@ describe('the resource client', () => {
       ['/v1/webhooks?limit=5', () => connectivity.webhooks.list({ limit: 5 })],
       ['/v1/webhooks/we_01jd8x7k2m9q4r5s6t7v8w9xyz/deliveries?limit=5', () => connectivity.webhooks.deliveries('we_01jd8x7k2m9q4r5s6t7v8w9xyz', { limit: 5 })],
       ['/v1/api_keys?limit=5', () => connectivity.apiKeys.list({ limit: 5 })],
+      ['/v1/request_logs?limit=5', () => connectivity.requestLogs.list({ limit: 5 })],
       ['/v1/event_types?limit=5', () => connectivity.eventTypes.list({ limit: 5 })],
       ['/v1/error_codes?limit=5', () => connectivity.errorCodes.list({ limit: 5 })],
       ['/v1/test/clocks?limit=5', () => connectivity.testClocks.list({ limit: 5 })],

@@ -2,6 +2,7 @@ import { outboxMigration, type MigrationSet } from '@connectivity/platform';
 import * as accountsAndKeys from './0001_accounts_and_keys.ts';
 import * as idempotency from './0002_idempotency.ts';
 import * as rateLimits from './0003_rate_limits.ts';
+import * as requestLogs from './0005_request_logs.ts';
 
 /** The gateway owns the `gateway` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'gateway';
@@ -13,5 +14,6 @@ export const migrations: MigrationSet = {
     '0002_idempotency': idempotency,
     '0003_rate_limits': rateLimits,
     '0004_outbox': outboxMigration(SCHEMA),
+    '0005_request_logs': requestLogs,
   },
 };

@@ -9,6 +9,7 @@ import { idempotencyKeyHeader, serviceVersionHeader } from '../routes/params.ts'
 export const TAGS: Record<RouteGroup, TagObject> = {
   meta: { name: 'Meta', description: 'The API itself: version, event types, error codes, this document.' },
   apiKeys: { name: 'API keys', description: 'The keys of the account. Keys are issued and revoked by the operator.' },
+  requestLogs: { name: 'Request logs', description: 'The account’s recent requests, for debugging an integration.' },
   catalogue: { name: 'Catalogue', description: 'Bundles that can be bought.' },
   esim: { name: 'eSIMs', description: 'Buying eSIMs, reading them and changing their state.' },
   events: { name: 'Events', description: 'The event log and its replay.' },

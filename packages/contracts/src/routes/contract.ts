@@ -4,6 +4,7 @@ import { catalogueRoutes } from './catalogue.ts';
 import { esimRoutes } from './esim.ts';
 import { eventRoutes } from './events.ts';
 import { metaRoutes } from './meta.ts';
+import { requestLogRoutes } from './request-logs.ts';
 import { testClockRoutes } from './test-clocks.ts';
 import { testHelperRoutes } from './test-helpers.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -14,6 +15,7 @@ const c = initContract();
 export const contract = c.router({
   meta: metaRoutes,
   apiKeys: apiKeyRoutes,
+  requestLogs: requestLogRoutes,
   catalogue: catalogueRoutes,
   esim: esimRoutes,
   events: eventRoutes,
