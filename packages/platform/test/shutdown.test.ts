@@ -16,23 +16,26 @@ const freePort = () =>
   });
 
 /** Starts the fixture service; resolves once it listens. */
-async function start(): Promise<{ child: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }> }> {
+async function start(): Promise<{ child: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }>; output: () => string }> {
   const port = await freePort();
   // An OTLP endpoint nobody listens on: shutdown must not wait for it.
   const deadCollector = await freePort();
   const child = spawn(process.execPath, ['--import', './src/telemetry/register.mjs', 'test/fixtures/stoppable-service.ts'], {
     cwd: packageDir,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', INTERNAL_TOKEN: TOKEN, DATA_DIR: 'memory://', DATABASE_URL: '', NATS_URL: '', LOG_LEVEL: 'silent', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`, OTEL_SERVICE_NAME: 'stoppable' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', INTERNAL_TOKEN: TOKEN, DATA_DIR: 'memory://', DATABASE_URL: '', NATS_URL: '', LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`, OTEL_SERVICE_NAME: 'stoppable' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  // Its log (warnings and errors) says why, when a stop goes wrong.
+  let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
       if (chunk.toString().includes('listening')) resolve();
     });
     void exited.then(() => reject(new Error('the fixture exited before it listened')));
   });
-  return { child, port, exited };
+  return { child, port, exited, output: () => output };
 }
 
 function get(port: string | number, path: string, agent?: Agent): Promise<{ status: number; connection: string | undefined }> {
@@ -52,7 +55,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     const sent = Date.now();
     service.child.kill('SIGTERM');
     const { code, at } = await service.exited;
-    expect(code).toBe(0);
+    expect(code, service.output()).toBe(0);
     expect(at - sent).toBeLessThan(2_000);
   }, 60_000);
 
@@ -88,7 +91,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     stop = true;
     await client;
     agent.destroy();
-    expect(code).toBe(0);
+    expect(code, service.output()).toBe(0);
     expect(at - sent).toBeLessThan(10_000);
     // Ready no more (or already closed) once the stop began.
     expect([503, 0]).toContain(readiness.status);

@@ -30,8 +30,10 @@ export function endOnDrain(res: ServerResponse, end: () => void): void {
 export function trackRequests(server: Server): void {
   const open = new Set<ServerResponse>();
   inFlight.set(server, open);
-  server.on('request', (_req, res: ServerResponse) => {
-    if (draining) res.setHeader('Connection', 'close');
+  // First among the listeners, so the header is set before the app can answer; and never on an
+  // answer already sent (a synchronous one, e.g. /readyz's 503), which would throw and crash the stop.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (draining && !res.headersSent) res.setHeader('Connection', 'close');
     open.add(res);
     res.once('close', () => open.delete(res));
   });
