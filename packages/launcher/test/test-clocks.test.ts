@@ -1,25 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiEvent, Esim, List, Order, TestClock } from '@connectivity/contracts';
 import { createAccount, rotateKey } from '@connectivity/gateway';
+import { eventually as eventuallyWithin } from '@connectivity/platform/testing';
 import { Connectivity, NotFoundError } from '@connectivity/sdk';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
 
+// Events pass through the outbox and the bus before the events API lists them.
+const eventually = <T>(check: () => Promise<T>) => eventuallyWithin(check, 15_000, 50);
+
 const DAY = 86_400;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/** Polls `check` until it stops throwing, or fails with its last error. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /**
  * Test clocks (DECISIONS.md "Beyond the specification") through the public gateway, which routes

@@ -9,6 +9,8 @@ import {
 import { INTERNAL_HEADERS, type Environment, type Esim, type Order } from '@connectivity/contracts';
 import { closeServer, createLogger, listen, newId, runMigrations, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
+import { eventually } from '@connectivity/platform/testing';
+export { eventually };
 import type { Express } from 'express';
 import request from 'supertest';
 import { expect } from 'vitest';
@@ -48,19 +50,6 @@ export function operatorHeaders(): Record<string, string> {
 }
 
 const idempotencyKey = () => `idem-${newId('request')}`;
-
-/** Polls `check` until it stops throwing, or fails with its last error after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 export interface Harness {
   app: Express;

@@ -22,6 +22,8 @@ import {
   type Subscription,
 } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
+import { eventually } from '@connectivity/platform/testing';
+export { eventually };
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp, type AppDeps } from '../src/app.ts';
@@ -202,18 +204,5 @@ export class UsageWorld {
 
   async close(): Promise<void> {
     for (const close of [...this.closers].reverse()) await close();
-  }
-}
-
-/** Polls `check` until it stops throwing, or fails with its last error after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
   }
 }

@@ -1,2 +1,3 @@
 export * from './bus.ts';
 export * from './database.ts';
+export * from './eventually.ts';
