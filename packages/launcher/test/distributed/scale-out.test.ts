@@ -60,8 +60,14 @@ describe('scale-out: two of everything', () => {
         expect(order.status).toBe(201);
         orders.set(key, String(order.body.id));
         const esim = (order.body.esims as { id: string }[])[0]?.id ?? '';
-        if (i % 4 === 0) expect((await client.call('POST', '/v1/test/usage', `use-${key}`, { esim, bytes: 2_600_000_000 })).status).toBe(200);
-        if (i % 4 === 1) expect((await client.call('PATCH', `/v1/esim/${esim}`, `inst-${key}`, { state: 'installed' })).status).toBe(200);
+        if (i % 4 === 0) {
+          const used = await client.call('POST', '/v1/test/usage', `use-${key}`, { esim, bytes: 2_600_000_000 });
+          expect(used.status, JSON.stringify(used.body)).toBe(200);
+        }
+        if (i % 4 === 1) {
+          const installed = await client.call('PATCH', `/v1/esim/${esim}`, `inst-${key}`, { state: 'installed' });
+          expect(installed.status, JSON.stringify(installed.body)).toBe(200);
+        }
       }
     };
     await Promise.all(Array.from({ length: 6 }, (_, w) => worker(w)));
