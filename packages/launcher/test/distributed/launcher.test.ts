@@ -89,7 +89,7 @@ describe('the distributed launcher', () => {
       expect(run.child.exitCode).toBeNull();
     } finally {
       run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      expect(await run.exited, run.output().split('\n').slice(-40).join('\n')).toBe(0);
     }
   }, 180_000);
 });
