@@ -1,5 +1,6 @@
-import { ESIM_STATES, isApiError, type EsimState } from '@connectivity/contracts';
+import { ESIM_STATES, type EsimState } from '@connectivity/contracts';
 import { describe, expect, it } from 'vitest';
+import { apiErrorOf } from './api-error-of.ts';
 import { assertCanReach } from '../src/domain/access.ts';
 import { activationCode } from '../src/domain/activation-code.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../src/domain/order.ts';
@@ -7,16 +8,6 @@ import { releaseRetryDelayMs } from '../src/domain/release-backoff.ts';
 import { TRANSITIONS, allowedPatchTargets, planPatch } from '../src/domain/state-machine.ts';
 import { crossedThresholds } from '../src/domain/thresholds.ts';
 import { applyUsage, type UsageSubject } from '../src/domain/usage.ts';
-
-function apiErrorOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (error) {
-    if (isApiError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('the state machine', () => {
   const table: Record<EsimState, EsimState[]> = {

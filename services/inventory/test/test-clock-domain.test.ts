@@ -1,5 +1,6 @@
-import { isApiError, testClockSchema } from '@connectivity/contracts';
+import { testClockSchema } from '@connectivity/contracts';
 import { describe, expect, it } from 'vitest';
+import { apiErrorOf } from './api-error-of.ts';
 import {
   ADVANCE_LEASE_MS,
   assertCanAdvance,
@@ -10,16 +11,6 @@ import {
   toPublicTestClock,
   type TestClockRecord,
 } from '../src/domain/test-clock.ts';
-
-function apiErrorOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (error) {
-    if (isApiError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const NOW_MS = 1_795_000_000_000;
 const clock: TestClockRecord = {
