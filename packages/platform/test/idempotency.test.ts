@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runMigrations } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/types.ts';
-import { answerInTransaction, createLogger, createServiceApp, idempotencyMigration, newId } from '../src/index.ts';
+import { answerInTransaction, createLogger, createServiceApp, idempotencyMigration, newId, oneStatement, recordIdempotentAnswerIn } from '../src/index.ts';
 import { testDatabaseBackends } from '../src/testing/database.ts';
 
 const TOKEN = 'an-internal-token-of-some-length';
@@ -62,15 +62,26 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
             next(error);
           }
         });
-        router.post('/hold', async (req, res, next) => {
-          try {
-            const name = String((req.body as { name: string }).name);
-            await new Promise<void>((resolve) => gates.set(name, [...(gates.get(name) ?? []), resolve]));
-            res.status(201).json(await make(req));
-          } catch (error) {
-            next(error);
-          }
-        });
+        // The same change made by one statement (`oneStatement`) instead of a transaction.
+        const makeInOneStatement = async (req: express.Request) => {
+          const thing = { object: 'thing', id: newId('order'), name: String((req.body as { name: string }).name) };
+          const statement = oneStatement();
+          statement.add(db.knex.table(`${SCHEMA}.things`).insert({ id: thing.id, name: thing.name }));
+          recordIdempotentAnswerIn(statement, db.knex, 201, thing);
+          await statement.run(db.knex);
+          return thing;
+        };
+        for (const [path, change] of [['/hold', make], ['/hold-one', makeInOneStatement]] as const) {
+          router.post(path, async (req, res, next) => {
+            try {
+              const name = String((req.body as { name: string }).name);
+              await new Promise<void>((resolve) => gates.set(name, [...(gates.get(name) ?? []), resolve]));
+              res.status(201).json(await change(req));
+            } catch (error) {
+              next(error);
+            }
+          });
+        }
       },
     });
   }, 60_000);
@@ -80,7 +91,7 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
 
   const things = async (name: string) => db.knex.table(`${SCHEMA}.things`).where({ name });
   const post = (path: string, keyId: string, key: string, name: string) => request(app).post(path).set(headers(keyId, key)).send({ name });
-  const hold = (keyId: string, key: string, name: string) => post('/hold', keyId, key, name).then((res) => res);
+  const hold = (keyId: string, key: string, name: string, path = '/hold') => post(path, keyId, key, name).then((res) => res);
   const until = async (check: () => boolean) => {
     const deadline = Date.now() + 10_000;
     while (!check()) {
@@ -142,17 +153,17 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
     expect(await things(name)).toHaveLength(1);
   });
 
-  test('a claim whose holder died is taken over once its lease is over; the old holder can no longer commit', async () => {
+  test.each(['/hold', '/hold-one'])('a claim whose holder died is taken over once its lease is over; the old holder can no longer commit (%s)', async (path) => {
     const keyId = newId('apiKey');
     const name = newId('request');
-    const stalled = hold(keyId, 'key-00000005', name);
+    const stalled = hold(keyId, 'key-00000005', name, path);
     await until(() => waiting(name) === 1);
     // The holder stops renewing (as a killed process would) and its lease runs out.
     await db.knex
       .table(`${SCHEMA}.idempotency_records`)
       .where({ key_id: keyId })
       .update({ claim_id: 'dead-holder', locked_until: db.knex.raw("now() - interval '1 second'") });
-    const retry = hold(keyId, 'key-00000005', name);
+    const retry = hold(keyId, 'key-00000005', name, path);
     await until(() => waiting(name) === 2);
     open(name);
     const [late, taken] = await Promise.all([stalled, retry]);
@@ -161,7 +172,7 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
     expect(late.status).toBe(409);
     expect(late.headers['retry-after']).toBe('1');
     expect(await things(name)).toHaveLength(1);
-    const replay = await hold(keyId, 'key-00000005', name);
+    const replay = await hold(keyId, 'key-00000005', name, path);
     expect(replay.body).toEqual(taken.body);
   });
 

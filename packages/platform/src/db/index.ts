@@ -1,3 +1,4 @@
 export * from './create-database.ts';
 export * from './migrate.ts';
 export * from './types.ts';
+export * from './one-statement.ts';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, INTERNAL_HEADERS } from '@connectivity/contracts';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
+import type { OneStatement } from '../db/one-statement.ts';
 import type { Logger } from '../logger.ts';
 import { domainMetrics } from '../telemetry/metrics.ts';
 import { requestFingerprint } from './fingerprint.ts';
@@ -69,6 +70,20 @@ export async function recordIdempotentAnswer(trx: Knex.Transaction, status: numb
     },
     () => undefined,
   );
+}
+
+/**
+ * `recordIdempotentAnswer` for a change made by one statement (see `oneStatement`): the answer's
+ * write is part of that statement, which is refused as a whole if the claim was lost.
+ */
+export function recordIdempotentAnswerIn(statement: OneStatement, db: Knex, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const claim = heldClaims.getStore();
+  if (!claim) return;
+  const answer = { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) };
+  statement.require(claim.store.completion(db, claim.ref, answer), () => inProgress(claim.res));
+  statement.afterCommit(() => {
+    claim.committed = true;
+  });
 }
 
 /** `recordIdempotentAnswer` for a refusal that follows a committed change (e.g. expired, then refused). */

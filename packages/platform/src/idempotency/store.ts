@@ -52,6 +52,17 @@ export function idempotencyStore(table: string) {
       .update({ locked_until: db.raw("now() + ? * interval '1 millisecond'", [leaseMs]) });
   };
 
+  const completion = (db: Knex, ref: ClaimRef, response: StoredResponse) =>
+    db
+      .table(table)
+      .where(whereClaim(ref))
+      .update({
+        status: 'completed',
+        response_status: response.status,
+        response_headers: JSON.stringify(response.headers),
+        response_body: response.body,
+      });
+
   return {
     table,
 
@@ -94,17 +105,11 @@ export function idempotencyStore(table: string) {
 
     /** Stores the answer; only the holder of a claim still in progress may. True when it did. */
     async complete(db: Knex, ref: ClaimRef, response: StoredResponse): Promise<boolean> {
-      const updated = await db
-        .table(table)
-        .where(whereClaim(ref))
-        .update({
-          status: 'completed',
-          response_status: response.status,
-          response_headers: JSON.stringify(response.headers),
-          response_body: response.body,
-        });
-      return updated > 0;
+      return (await completion(db, ref, response)) > 0;
     },
+
+    /** `complete` as a write not yet run, e.g. for the one statement that makes the change. */
+    completion,
 
     /** Gives the key back (nothing was done, or nothing worth replaying), so a retry runs again. */
     async release(db: Knex, ref: ClaimRef): Promise<void> {

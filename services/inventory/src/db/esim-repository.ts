@@ -35,8 +35,9 @@ export interface EsimPosition {
 }
 
 export const esimRepository = {
-  async insert(db: Knex, records: EsimRecord[]): Promise<void> {
-    await esims(db).insert(records.map((record) => ({ ...record, metadata: JSON.stringify(record.metadata) })));
+  /** The eSIMs' rows, not yet written (see `oneStatement`). */
+  insertion(db: Knex, records: EsimRecord[]): Knex.QueryBuilder {
+    return esims(db).insert(records.map((record) => ({ ...record, metadata: JSON.stringify(record.metadata) })));
   },
 
   /** By id or ICCID, whoever owns it; `lock` takes the row lock for the caller's transaction. */

@@ -17,8 +17,9 @@ export interface OrderRecord {
 }
 
 export const orderRepository = {
-  async insert(db: Knex, order: OrderRecord): Promise<void> {
-    await db
+  /** The order's row, not yet written (see `oneStatement`). */
+  insertion(db: Knex, order: OrderRecord): Knex.QueryBuilder {
+    return db
       .withSchema(SCHEMA)
       .table('orders')
       .insert({ ...order, metadata: JSON.stringify(order.metadata) });

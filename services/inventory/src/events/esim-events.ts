@@ -1,5 +1,5 @@
 import type { EsimState, EventType, UsageThreshold } from '@connectivity/contracts';
-import { createOutbox, monotonicUlid, outboxEntry, type InternalEvent } from '@connectivity/platform';
+import { createOutbox, monotonicUlid, outboxEntry, type InternalEvent, type OneStatement } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { STATE_EVENT_TYPES, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { SCHEMA } from '../db/migrations/schema.ts';
@@ -57,4 +57,9 @@ export async function recordEsimEvents(trx: Knex.Transaction, changes: EsimChang
   const events = changes.map((change) => eventOf(change, now));
   for (const event of events) await outbox.add(trx, outboxEntry(event));
   return events;
+}
+
+/** `recordEsimEvents` for a change made by one statement (see `oneStatement`). */
+export function addEsimEvents(statement: OneStatement, db: Knex, changes: EsimChange[], now: Date): void {
+  for (const change of changes) outbox.addTo(statement, db, outboxEntry(eventOf(change, now)));
 }

@@ -1,5 +1,5 @@
 import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, recordIdempotentAnswer, signalWork, type Logger } from '@connectivity/platform';
+import { newId, oneStatement, recordIdempotentAnswerIn, signalWork, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { accountRepository, defaultAccount } from '../db/account-repository.ts';
@@ -12,7 +12,7 @@ import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { initialMetadata, sortedMetadata } from '../domain/metadata.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../domain/order.ts';
 import { clockInstant } from '../domain/test-clock.ts';
-import { recordEsimEvents } from '../events/esim-events.ts';
+import { addEsimEvents } from '../events/esim-events.ts';
 import { assertOrderableClock, orderTimeOnClock } from '../test-clocks/clock-time.ts';
 
 export interface PlaceOrderDeps {
@@ -28,8 +28,9 @@ const SANDBOX_ATTEMPTS = 3;
 
 /**
  * POST /v1/esim. The bundle and the profiles come from catalogue before the transaction (never a
- * remote call inside it); then ONE transaction debits a live account, writes the order, its
- * eSIMs and one `esim.released` event per eSIM. `metadata` is set on the order and on each eSIM.
+ * remote call inside it); then ONE statement writes the order, its eSIMs, one `esim.released`
+ * event per eSIM and the idempotent answer (for a live order, in the transaction that debits the
+ * account). `metadata` is set on the order and on each eSIM.
  * With `test_clock` (sandbox only) the order, its eSIMs and their events are dated at the clock's
  * time, and the eSIMs age only when the clock is advanced.
  */
@@ -92,19 +93,12 @@ export async function placeOrder(
       return { esims, order };
     };
 
-    let order: Order;
-    try {
-      order = await deps.knex.transaction(async (trx) => {
-        const at = clockId === null ? now() : clockInstant(await orderTimeOnClock(trx, caller, clockId));
-        const createdAt = Math.floor(at.getTime() / 1000);
-        const made = build(createdAt);
-        if (live) {
-          // The balance may have been spent since the check above: check again under the row lock.
-          const account = (await accountRepository.find(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
-          assertCanPay(account, price.total_cents);
-          await accountRepository.debit(trx, caller.accountId, price.total_cents, createdAt);
-        }
-        await orderRepository.insert(trx, {
+    /** Writes the order made at `at` as ONE statement on `db` (see `oneStatement`). */
+    const write = async (db: Knex, at: Date): Promise<Order> => {
+      const made = build(Math.floor(at.getTime() / 1000));
+      const statement = oneStatement();
+      statement.add(
+        orderRepository.insertion(db, {
           id: orderId,
           account_id: caller.accountId,
           environment: caller.environment,
@@ -115,18 +109,40 @@ export async function placeOrder(
           currency: price.currency,
           metadata,
           test_clock: clockId,
-          created_at: createdAt,
-        });
-        await esimRepository.insert(trx, made.esims);
-        await recordEsimEvents(
-          trx,
-          made.esims.map((esim) => ({ kind: 'state', esim, previous_state: null })),
-          at,
-        );
-        // The answer commits with the order: a retry with the same key gets this order back.
-        await recordIdempotentAnswer(trx, 201, made.order);
-        return made.order;
-      });
+          created_at: made.order.created_at,
+        }),
+      );
+      statement.add(esimRepository.insertion(db, made.esims));
+      addEsimEvents(
+        statement,
+        db,
+        made.esims.map((esim) => ({ kind: 'state', esim, previous_state: null })),
+        at,
+      );
+      // The answer commits with the order: a retry with the same key gets this order back.
+      recordIdempotentAnswerIn(statement, db, 201, made.order);
+      await statement.run(db);
+      return made.order;
+    };
+
+    let order: Order;
+    try {
+      // A sandbox order reads nothing it must lock: its writes are the one statement, one round
+      // trip. A live order first locks and debits the balance; a clock's time is read in the
+      // transaction that dates the order.
+      order =
+        !live && clockId === null
+          ? await write(deps.knex, now())
+          : await deps.knex.transaction(async (trx) => {
+              const at = clockId === null ? now() : clockInstant(await orderTimeOnClock(trx, caller, clockId));
+              if (live) {
+                // The balance may have been spent since the check above: check again under the row lock.
+                const account = (await accountRepository.find(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
+                assertCanPay(account, price.total_cents);
+                await accountRepository.debit(trx, caller.accountId, price.total_cents, Math.floor(at.getTime() / 1000));
+              }
+              return write(trx, at);
+            });
     } catch (error) {
       if (live) await recordRelease(deps, caller, orderId, profiles, error);
       if (isDuplicateIccid(error)) {
