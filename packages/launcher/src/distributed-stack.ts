@@ -1,23 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import knexFactory, { type Knex } from 'knex';
 import { createLogger, runMigrations, type Logger } from '@connectivity/platform';
 import { deleteStreams } from '@connectivity/platform/testing';
+import { freePort } from './ports.ts';
 import { allServices, URL_VARIABLE } from './services.ts';
 import { Supervisor, type SupervisedService } from './supervisor.ts';
 
-/** A port the OS just gave out (free a moment ago). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort, freePortBlock } from './ports.ts';
 
 export interface DistributedStackOptions {
   /** PostgreSQL server; a database of the stack's own is created on it and dropped at close. */

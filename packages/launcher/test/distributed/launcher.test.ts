@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { deleteStreams } from '@connectivity/platform/testing';
 import knexFactory from 'knex';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort } from '../../src/distributed-stack.ts';
+import { freePortBlock } from '../../src/distributed-stack.ts';
+import { PORT_OFFSET } from '../../src/services.ts';
 import { ROOT } from '../../src/supervisor.ts';
 import { distributedBackends, until } from './support.ts';
 
@@ -20,6 +21,8 @@ describe('the distributed launcher', () => {
   url.pathname = `/${databaseName}`;
 
   const streams: string[] = [];
+  // The launcher serves on PORT and PORT + each service's offset: every one of them must be free.
+  const launchPorts = () => freePortBlock(Math.max(...Object.values(PORT_OFFSET)) + 1);
 
   beforeAll(async () => {
     await admin.raw('create database ??', [databaseName]);
@@ -57,7 +60,7 @@ describe('the distributed launcher', () => {
   }
 
   test('a service that cannot start stops the launch with its own configuration error, not a crash of the launcher', async () => {
-    const port = await freePort();
+    const port = await launchPorts();
     // inventory refuses a sweep interval of 0 at boot.
     const run = launch({ PORT: String(port), SWEEPER_INTERVAL_MS: '0' });
     const code = await run.exited;
@@ -68,8 +71,9 @@ describe('the distributed launcher', () => {
   }, 120_000);
 
   test('a service that dies is started again, and the others keep serving meanwhile', async () => {
-    const port = await freePort();
+    const port = await launchPorts();
     const run = launch({ PORT: String(port) });
+    let code: number | null;
     try {
       const pidOf = (service: string) => {
         const lines = run.output().split('\n').filter((line) => line.includes(`"service":"${service}"`) && /"msg":"ready( again)?"/.test(line));
@@ -88,8 +92,10 @@ describe('the distributed launcher', () => {
       expect(pidOf('gateway')).toBe(gateway);
       expect(run.child.exitCode).toBeNull();
     } finally {
+      // Stopped whatever happened; a failure above stays the one reported (an assertion here would replace it).
       run.child.kill('SIGTERM');
-      expect(await run.exited, run.output().split('\n').slice(-40).join('\n')).toBe(0);
+      code = await run.exited;
     }
+    expect(code, run.output().split('\n').slice(-40).join('\n')).toBe(0);
   }, 180_000);
 });
