@@ -17,7 +17,9 @@ export function createInventoryClient(options: { baseUrl: string; internalToken:
   return {
     async recordUsage(identity, esim, bytes, idempotencyKey) {
       // A value that cannot name an eSIM names none: 404, as for an unknown id.
-      if (!esimReferenceSchema.safeParse(esim).success) throw new ApiError('resource_not_found', { param: 'esim', message: 'No such eSIM.' });
+      if (!esimReferenceSchema.safeParse(esim).success) {
+        throw new ApiError('resource_not_found', { param: 'esim', message: 'No such eSIM: `esim` is neither an eSIM id nor an ICCID.' });
+      }
       try {
         const answer = await client.exchange(internalInventoryContract.recordUsage, {
           params: { id: esim },
