@@ -50,11 +50,7 @@ export function createApp(deps: AppDeps): Express {
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     timetable: config.SERVICE_VERSION_TIMETABLE,
     deprecationLink: `${baseUrl.replace(/\/+$/, '')}/docs`,
-    idempotency: {
-      // Renewed while the forward runs, so it only bounds how long a crashed gateway's claim blocks retries.
-      leaseMs: config.IDEMPOTENCY_LEASE_MS,
-      retentionMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
-    },
+    idempotency: { retentionMs: config.IDEMPOTENCY_TTL_SECONDS * 1000 },
   };
 
   const app = express();

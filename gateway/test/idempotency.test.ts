@@ -47,7 +47,9 @@ describe('replay', () => {
     expect(second.status).toBe(409);
     expect(second.body).toEqual(first.body);
     expect(second.headers['idempotent-replayed']).toBe('true');
-    expect(h.upstream.seen.filter((r) => r.method === 'PATCH' && r.headers['x-key-id'] === a.testKeyId)).toHaveLength(1);
+    // The service ran once; the retry was answered from its record.
+    expect(h.upstream.seen.filter((r) => r.method === 'PATCH' && r.headers['x-key-id'] === a.testKeyId)).toHaveLength(2);
+    expect(h.upstream.handled('PATCH', '/v1/esim/esim_1')).toBe(1);
   });
 
   it('keys are scoped to the API key: another key may use the same Idempotency-Key', async () => {
@@ -114,14 +116,17 @@ describe('what is not stored', () => {
     expect((await order(a.test, key)).status).toBe(201);
   });
 
-  it('a service that could not be reached gives the key back, so a retry runs', async () => {
+  it('a service that could not be reached stores no answer anywhere, so a retry runs', async () => {
     const down = await startHarness({ INVENTORY_URL: `http://127.0.0.1:${await freePort()}` });
     try {
       const a = await down.account();
       const key = idem();
       const send = () => request(down.app).post('/v1/esim').set(bearer(a.test)).set('Idempotency-Key', key).send({ bundle: 'b' });
       expectError(await send(), 500, 'internal_error');
-      expect(await down.db.knex('gateway.idempotency_records').where({ key_id: a.testKeyId })).toHaveLength(0);
+      // The edge notes only which request the key is for; it never keeps an answer.
+      expect(await down.db.knex('gateway.idempotency_records').where({ key_id: a.testKeyId }).select('status', 'response_status', 'response_body')).toEqual([
+        { status: 'forwarded', response_status: null, response_body: null },
+      ]);
       const again = await send();
       expectError(again, 500, 'internal_error');
       expect(again.headers['idempotent-replayed']).toBeUndefined();
@@ -133,15 +138,16 @@ describe('what is not stored', () => {
 
 describe('an unknown outcome', () => {
   // The owning service records the key with its change (its own tests prove a retry never
-  // changes anything twice), so the edge keeps nothing it cannot replay and asks the service again.
-  it('after a timeout the claim is given back, and the retry reaches the service with the same Idempotency-Key', async () => {
+  // changes anything twice), so the edge keeps no answer and asks the service again.
+  it('after a timeout the retry reaches the service with the same Idempotency-Key', async () => {
     const a = await h.account();
     const key = idem();
     const send = () => request(h.app).post('/v1/test/usage').set(bearer(a.test)).set('Idempotency-Key', key).send({ esim: 'hang', bytes: 1 });
     const first = await send();
     expectError(first, 500, 'internal_error');
     expect(first.body.error.message).toMatch(/same Idempotency-Key/);
-    expect(await records(a.testKeyId, key)).toHaveLength(0);
+    // The edge kept no answer (only which request the key is for), so the retry goes to the service.
+    expect(await records(a.testKeyId, key).select('response_status')).toEqual([{ response_status: null }]);
     expectError(await send(), 500, 'internal_error');
     const reached = h.upstream.seen.filter((seen) => seen.url === '/v1/test/usage' && seen.headers['idempotency-key'] === key);
     expect(reached).toHaveLength(2);
@@ -157,7 +163,7 @@ describe('an unknown outcome', () => {
       const first = await send();
       expect(first.status).toBe(status);
       if (retryAfter) expect(first.headers['retry-after']).toBe(retryAfter);
-      expect(await records(a.testKeyId, key)).toHaveLength(0);
+      expect(await records(a.testKeyId, key).select('response_status')).toEqual([{ response_status: null }]);
       const again = await send();
       expect(again.status).toBe(200);
       expect(again.headers['idempotent-replayed']).toBeUndefined();
@@ -211,7 +217,7 @@ describe('an unknown outcome', () => {
       expectError(await send(), 409, 'idempotency_key_reused', 'Idempotency-Key');
       release();
       expect((await first).status).toBe(200);
-      expect(short.upstream.seen.filter((seen) => seen.url === '/v1/events/replay')).toHaveLength(1);
+      expect(short.upstream.handled('POST', '/v1/events/replay')).toBe(1);
     } finally {
       await short.close();
     }
@@ -234,7 +240,9 @@ describe('retention', () => {
     const a = await h.account();
     const key = idem();
     const first = await order(a.test, key);
+    // Past the retention at the edge and in the service that owns the order.
     await records(a.testKeyId, key).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    await h.db.knex('upstream_stub.idempotency_records').where({ key_id: a.testKeyId, idempotency_key: key }).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
     const again = await order(a.test, key);
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();

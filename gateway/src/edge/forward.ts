@@ -1,6 +1,5 @@
 import { ApiError, type RouteEntry, type ServiceName } from '@connectivity/contracts';
 import { createInternalClient, pathFor, UpstreamFailure, type CallIdentity, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
-import type { StoredResponse } from '../db/idempotency-repository.ts';
 
 export { UpstreamFailure };
 
@@ -28,9 +27,13 @@ const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-r
 
 /**
  * A service's answer as the edge sends it on: the exact bytes the service sent (JSON or an
- * image), or text the edge wrote itself or replays from its idempotency records.
+ * image), or text the edge wrote itself.
  */
-export type ForwardedResponse = Omit<StoredResponse, 'body'> & { body: string | Buffer };
+export interface ForwardedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
 
 /** An event stream as it comes from its service: status and headers now, the body as it is written. */
 export type OpenStream = Omit<StreamedResponse, 'headers'> & { headers: Record<string, string>; stream: true };
@@ -44,12 +47,6 @@ export interface Forwarder {
   stream(request: ForwardRequest, signal: AbortSignal): Promise<OpenStream | ForwardedResponse>;
 }
 
-
-/** The form an idempotent answer is kept in: text. Mutating routes answer JSON, so nothing is lost. */
-export const storable = (response: ForwardedResponse): StoredResponse => ({
-  ...response,
-  body: typeof response.body === 'string' ? response.body : response.body.toString('utf8'),
-});
 
 type BackendService = Exclude<ServiceName, 'gateway'>;
 
@@ -155,8 +152,7 @@ export function createForwarder(options: {
       const body = new ApiError('internal_error').toBody(options.baseUrl);
       return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
     }
-    // The service's bytes pass on as they came (JSON and images alike: nothing to decode and
-    // encode again); an answer kept for idempotent replays is decoded then (`storable`).
+    // The service's bytes pass on as they came (JSON and images alike: nothing to decode and encode again).
     return { status, headers: passedHeaders(headers), body: bytes };
   }
 }

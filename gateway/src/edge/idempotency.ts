@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { ApiError } from '@connectivity/contracts';
-import { domainMetrics, inProgress, isReplayable, keyReused, requestFingerprint, type Logger } from '@connectivity/platform';
-import type { Response } from 'express';
+import { domainMetrics, keyReused, requestFingerprint } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { gatewayIdempotency, type StoredResponse } from '../db/idempotency-repository.ts';
+import { reserveIdempotencyKey } from '../db/idempotency-repository.ts';
 
 const MIN_LENGTH = 8;
 const MAX_LENGTH = 128;
@@ -28,61 +26,28 @@ export interface IdempotentCall {
   body: Buffer;
 }
 
-export type IdempotentResult = { response: StoredResponse; replayed: boolean };
-
 /**
- * Steps 9 and 10 for a mutating route. The key is claimed atomically before the service is
- * called, so a concurrent duplicate never reaches the service: it gets 409
- * `idempotency_key_reused` with `Retry-After` while the first runs, the stored answer
- * (`replayed`) after it, and 409 when the request differs. The claim's lease is short and
- * renewed while the call runs, so a crashed gateway's claim is taken over within one lease.
+ * Step 9 for a mutating route: the part of idempotency only the edge can do. The service that
+ * owns the route keeps the record that matters (the platform's `idempotentRequests`): it claims
+ * the key before the change, stores the answer in the change's own transaction, answers a
+ * duplicate still running with 409 and `Retry-After`, and replays a completed one. What no
+ * single service sees is a key used on two routes, so the edge notes the request each key was
+ * first used for, in one statement, and refuses another request with the same key (409
+ * `idempotency_key_reused`). The same request goes on to its service, whatever happened to an
+ * earlier attempt (answered, crashed, timed out): the service's record decides.
  *
- * The owning service records the key with its change (see the platform's `idempotentRequests`),
- * so what the edge keeps is only the answer to replay: a replayable answer is stored; when the
- * call got no answer (unreachable, reset, timed out) or a 5xx or `Retry-After` answer, the
- * claim is given back, and a retry asks the service again, which answers with its own record
- * of anything that did commit.
+ * The edge used to claim and store answers itself as well: two more writes per call, which cost
+ * about a third of the order path's CPU, for replays the owning service gives anyway.
  */
-export async function runIdempotent(
-  db: Knex,
-  call: IdempotentCall,
-  options: { leaseMs: number; retentionMs: number; logger: Logger; res: Response },
-  execute: () => Promise<StoredResponse>,
-): Promise<IdempotentResult> {
-  const ref = { keyId: call.keyId, idempotencyKey: call.idempotencyKey, claimId: randomUUID() };
-  const outcome = await gatewayIdempotency.claim(db, {
-    ...ref,
+export async function checkIdempotencyKey(db: Knex, call: IdempotentCall, retentionMs: number): Promise<void> {
+  const reservation = await reserveIdempotencyKey(db, {
+    keyId: call.keyId,
+    idempotencyKey: call.idempotencyKey,
     fingerprint: requestFingerprint(call.method, call.pathWithQuery, call.body),
-    leaseMs: options.leaseMs,
-    retentionMs: options.retentionMs,
+    retentionMs,
   });
-  switch (outcome.kind) {
-    case 'replay':
-      domainMetrics.idempotencyReplayed('edge');
-      return { response: outcome.response, replayed: true };
-    case 'mismatch':
-      domainMetrics.idempotencyConflict('mismatch');
-      throw keyReused();
-    case 'in_progress':
-      domainMetrics.idempotencyConflict('in_progress');
-      throw inProgress(options.res);
-    case 'claimed':
-      break;
+  if (reservation === 'other_request') {
+    domainMetrics.idempotencyConflict('mismatch');
+    throw keyReused();
   }
-
-  const stopHolding = gatewayIdempotency.hold(db, ref, options.leaseMs, (error) =>
-    options.logger.warn({ err: error }, 'renewing an idempotency claim failed'),
-  );
-  let response: StoredResponse;
-  try {
-    response = await execute();
-  } catch (error) {
-    stopHolding();
-    await gatewayIdempotency.release(db, ref);
-    throw error;
-  }
-  stopHolding();
-  if (isReplayable(response)) await gatewayIdempotency.complete(db, ref, response);
-  else await gatewayIdempotency.release(db, ref);
-  return { response, replayed: false };
 }

@@ -11,8 +11,8 @@ import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { logWhenAnswered, ROUTE_LOCAL } from '../request-log/observe.ts';
 import { answerMetaRoute } from '../routes/meta.ts';
-import { storable, UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from './forward.ts';
-import { requireIdempotencyKey, runIdempotent } from './idempotency.ts';
+import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from './forward.ts';
+import { checkIdempotencyKey, requireIdempotencyKey } from './idempotency.ts';
 import { passStream } from './pass-stream.ts';
 import type { EdgeState } from './edge-state.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
@@ -31,7 +31,7 @@ export interface PipelineDeps {
   rateLimitPerMinute: number;
   timetable: VersionTimetable;
   deprecationLink: string;
-  idempotency: { leaseMs: number; retentionMs: number };
+  idempotency: { retentionMs: number };
 }
 
 const setHeaders = (res: Response, headers: Record<string, string>) => {
@@ -147,25 +147,19 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   }
 
   // 9 and 10. Idempotency, then the owning service (or the gateway itself).
+  if (idempotencyKey !== undefined) {
+    await checkIdempotencyKey(deps.knex, { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw }, deps.idempotency.retentionMs);
+  }
   const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
-  let result: { response: ForwardedResponse; replayed: boolean };
+  let response: ForwardedResponse;
   try {
-    if (idempotencyKey === undefined) {
-      result = { response: await cachedRead(deps, req, key, choice.version, execute), replayed: false };
-    } else {
-      result = await runIdempotent(
-        deps.knex,
-        { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
-        { ...deps.idempotency, logger: deps.logger, res },
-        async () => storable(await execute()),
-      );
-    }
+    response = idempotencyKey === undefined ? await cachedRead(deps, req, key, choice.version, execute) : await execute();
   } catch (error) {
     throw error instanceof UpstreamFailure ? upstreamError(error) : error;
   }
-  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  setHeaders(res, result.response.headers);
-  res.status(result.response.status).send(result.response.body);
+  // A replay by the owning service says so itself (`Idempotent-Replayed` is passed on).
+  setHeaders(res, response.headers);
+  res.status(response.status).send(response.body);
 }
 
 /**

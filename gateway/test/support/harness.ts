@@ -34,7 +34,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const db = await createTestDatabase();
   await runMigrations(db.knex, migrations);
   const bus = await createTestBus();
-  const upstream = await startUpstream();
+  const upstream = await startUpstream({ db: db.knex, leaseMs: Number(env.IDEMPOTENCY_LEASE_MS ?? 10_000) });
   const configEnv: Record<string, string> = {
     LOG_LEVEL: 'silent',
     DATA_DIR: 'memory://',

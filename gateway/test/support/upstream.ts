@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
-import { closeServer, listen } from '@connectivity/platform';
-import express from 'express';
+import { closeServer, createLogger, errorHandler, idempotencyMigration, idempotencyStore, idempotentRequests, listen, runMigrations } from '@connectivity/platform';
+import express, { type Request } from 'express';
+import type { Knex } from 'knex';
 
 /** What the fake service saw of one request. */
 export interface SeenRequest {
@@ -12,7 +13,10 @@ export interface SeenRequest {
 
 export interface Upstream {
   url: string;
+  /** Every request that arrived, replays included. */
   seen: SeenRequest[];
+  /** Requests to `path` with `method` that reached a route handler: not answered from an idempotency record. */
+  handled(method: string, path: string): number;
   /** Side effects performed: one per POST /v1/esim that ran to the end. */
   orders(): number;
   /** Makes POST /v1/events/replay wait until the returned function is called. */
@@ -29,15 +33,36 @@ export const BINARY_BODY = Buffer.from([...Array.from({ length: 256 }, (_, i) =>
  * A small real HTTP service standing in for the owning services: it records every request,
  * answers POST /v1/esim after a short pause (so duplicates really overlap) and counts the
  * orders it "made", answers POST /v1/test/error with the chosen error, and can be told to hang
- * or to answer with a body that is not an error object.
+ * or to answer with a body that is not an error object. Its mutating routes keep idempotency
+ * records as every owning service does (the platform's `idempotentRequests`, on `db`), since
+ * the edge leaves the answers to them.
  */
-export async function startUpstream(): Promise<Upstream> {
+export async function startUpstream(options: { db: Knex; leaseMs?: number }): Promise<Upstream> {
+  const schema = 'upstream_stub';
+  const logger = createLogger({ name: 'upstream-stub', level: 'silent' });
+  await runMigrations(options.db, { schema, migrations: { '0001_idempotency': idempotencyMigration(schema) } });
+  const idempotent = idempotentRequests({
+    db: options.db,
+    store: idempotencyStore(`${schema}.idempotency_records`),
+    leaseMs: options.leaseMs ?? 10_000,
+    retentionMs: 86_400_000,
+    baseUrl: 'https://api.example.test',
+    logger,
+  });
   const seen: SeenRequest[] = [];
   let orders = 0;
   let gate: Promise<void> | undefined;
   const next = new Map<string, { status: number; retryAfter?: string | undefined }>();
   const app = express();
-  app.use(express.text({ type: () => true }));
+  app.use(
+    express.text({
+      type: () => true,
+      // The raw bytes are what idempotency fingerprints, as in every service.
+      verify: (req, _res, buf) => {
+        (req as Request & { rawBody?: Buffer }).rawBody = buf;
+      },
+    }),
+  );
   app.use((req, res, proceed) => {
     seen.push({ method: req.method, url: req.originalUrl, headers: req.headers, body: typeof req.body === 'string' ? req.body : '' });
     const answer = next.get(req.path);
@@ -48,6 +73,12 @@ export async function startUpstream(): Promise<Upstream> {
     next.delete(req.path);
     if (answer.retryAfter !== undefined) res.setHeader('Retry-After', answer.retryAfter);
     res.status(answer.status).json({ error: { type: 'internal', code: 'internal_error', message: 'chosen', link: 'http://x' } });
+  });
+  app.use(idempotent);
+  const handled: { method: string; path: string }[] = [];
+  app.use((req, _res, proceed) => {
+    handled.push({ method: req.method, path: req.path });
+    proceed();
   });
   app.post('/v1/esim', async (req, res) => {
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -100,12 +131,15 @@ export async function startUpstream(): Promise<Upstream> {
     if (String(req.body).includes('"hang"')) return; // never answers
     res.json({ object: 'esim' });
   });
+  // The error object for what the idempotency records refuse (409 in progress or key reused).
+  app.use(errorHandler({ baseUrl: 'https://api.example.test', logger }));
   const server: Server = await listen(app, 0, '127.0.0.1');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    handled: (method, path) => handled.filter((request) => request.method === method && request.path === path).length,
     orders: () => orders,
     hold() {
       let release = () => {};

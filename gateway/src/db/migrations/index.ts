@@ -3,6 +3,7 @@ import * as accountsAndKeys from './0001_accounts_and_keys.ts';
 import * as idempotency from './0002_idempotency.ts';
 import * as rateLimits from './0003_rate_limits.ts';
 import * as requestLogs from './0005_request_logs.ts';
+import * as idempotencyForwarded from './0006_idempotency_forwarded.ts';
 
 /** The gateway owns the `gateway` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'gateway';
@@ -15,5 +16,6 @@ export const migrations: MigrationSet = {
     '0003_rate_limits': rateLimits,
     '0004_outbox': outboxMigration(SCHEMA),
     '0005_request_logs': requestLogs,
+    '0006_idempotency_forwarded': idempotencyForwarded,
   },
 };

@@ -60,7 +60,7 @@ describe('metrics on /metrics of every process', () => {
     const orderKey = `order-${randomBytes(6).toString('hex')}`;
     const order = { bundle: 'esim_5GB_30D_EU', quantity: 1 };
     expect((await call('POST', '/v1/esim', orderKey, order)).status).toBe(201);
-    // The same order again: replayed at the edge.
+    // The same order again: replayed by inventory, from the record it wrote with the order.
     expect((await call('POST', '/v1/esim', orderKey, order)).headers.get('idempotent-replayed')).toBe('true');
     await until('the delivery', () => receiver.delivered.size === 1, 60_000);
     // Past the budget of 40 a minute.
@@ -77,9 +77,9 @@ describe('metrics on /metrics of every process', () => {
     // RED per route, from the SDK's HTTP instrumentation, on the gateway and the services.
     expect(value(gateway, 'http_server_request_duration_count', { http_route: '/v1/esim', http_request_method: 'POST' })).toBe(2);
     expect(has(inventory, 'http_server_request_duration_count', { http_route: '/v1/esim' })).toBe(true);
-    // The edge: one refusal for the key, one replay.
+    // The edge: one refusal for the key. The service that owns the order: one replay.
     expect(value(gateway, 'connectivity_ratelimit_refusals_total', { scope: 'key' })).toBe(1);
-    expect(value(gateway, 'connectivity_idempotency_replays_total', { layer: 'edge' })).toBe(1);
+    expect(value(inventory, 'connectivity_idempotency_replays_total', { layer: 'service' })).toBe(1);
     // The outbox: nothing left pending once the event is out.
     expect(has(inventory, 'connectivity_outbox_pending', { schema: 'inventory' })).toBe(true);
     expect(value(inventory, 'connectivity_outbox_pending', { schema: 'inventory' })).toBe(0);

@@ -148,26 +148,41 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
           break;
       }
       const stopHolding = store.hold(db, ref, options.leaseMs, (error) => options.logger.warn({ err: error }, 'renewing an idempotency claim failed'));
-      let captured: unknown;
-      const json = res.json.bind(res);
-      res.json = (body: unknown) => {
-        captured = body;
-        return json(body);
-      };
       const held: HeldClaim = { db, store, ref, baseUrl: options.baseUrl, res, sealer: options.sealer, committed: false };
-      const settle = () => {
-        stopHolding();
-        // Recorded with the change and committed: the record is final, no write is needed.
-        if (held.committed) return;
-        const answer: StoredResponse = { status: res.statusCode, headers: { ...JSON_HEADERS }, body: sealed({ sealer: options.sealer, ref }, JSON.stringify(captured ?? null)) };
+      /** The answer was stored before it was sent: the record is final. */
+      let stored = false;
+      const json = res.json.bind(res);
+      // An answer not recorded with a change (an error, or a call that changes nothing) is stored
+      // BEFORE it is sent, so a retry that follows the answer at once is replayed, never told
+      // the first is still in progress.
+      res.json = (body: unknown) => {
+        if (held.committed) return json(body);
+        const answer: StoredResponse = { status: res.statusCode, headers: { ...JSON_HEADERS }, body: sealed({ sealer: options.sealer, ref }, JSON.stringify(body ?? null)) };
         for (const name of ['retry-after', 'cache-control']) {
           const value = res.getHeader(name);
           if (value !== undefined) answer.headers[name] = String(value);
         }
-        // An answer recorded in the change's transaction is already there: both writes are
-        // conditional on the claim still being in progress, so they leave it untouched.
-        const done = captured !== undefined && res.writableFinished && isReplayable(answer) ? store.complete(db, ref, answer) : store.release(db, ref);
-        Promise.resolve(done).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
+        if (!isReplayable(answer)) return json(body);
+        // Conditional on the claim still being held: a claim lost meanwhile stores nothing.
+        store
+          .complete(db, ref, answer)
+          .catch((error: unknown) => {
+            options.logger.warn({ err: error }, 'storing an idempotent answer failed');
+            return false;
+          })
+          .then((done) => {
+            stored = done;
+            json(body);
+          })
+          .catch((error: unknown) => options.logger.error({ err: error }, 'sending an answer failed'));
+        return res;
+      };
+      const settle = () => {
+        stopHolding();
+        // Recorded with the change and committed, or stored before it was sent: final.
+        if (held.committed || stored) return;
+        // Nothing worth replaying was answered (or nothing at all: the client left): the key is given back.
+        store.release(db, ref).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
       };
       res.once('close', settle);
       heldClaims.run(held, next);

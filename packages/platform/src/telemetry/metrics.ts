@@ -56,7 +56,8 @@ const add = (pick: (i: Instruments) => Counter, attributes: Attributes, by = 1) 
 /** What the services count. */
 export const domainMetrics = {
   rateLimitRefused: (scope: 'key' | 'address') => add((i) => i.rateLimitRefusals, { scope }),
-  idempotencyReplayed: (layer: 'edge' | 'service') => add((i) => i.idempotencyReplays, { layer }),
+  // `layer` stays for dashboards made when the edge replayed too; the owning services replay now.
+  idempotencyReplayed: (layer: 'service') => add((i) => i.idempotencyReplays, { layer }),
   idempotencyConflict: (reason: 'in_progress' | 'mismatch') => add((i) => i.idempotencyConflicts, { reason }),
   outboxPublishFailed: (schema: string) => add((i) => i.outboxPublishFailures, { schema }),
   consumerRedelivered: (durable: string) => add((i) => i.consumerRedeliveries, { durable }),

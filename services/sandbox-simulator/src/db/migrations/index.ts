@@ -1,4 +1,4 @@
-import type { MigrationSet } from '@connectivity/platform';
+import { idempotencyMigration, type MigrationSet } from '@connectivity/platform';
 import * as init from './0001_init.ts';
 
 /** sandbox-simulator owns the `sandbox_simulator` schema; its tables are always schema-qualified. */
@@ -6,5 +6,10 @@ export const SCHEMA = 'sandbox_simulator';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
-  migrations: { '0001_init': init },
+  migrations: {
+    '0001_init': init,
+    // The answers of its helpers, replayed to a retry with the same Idempotency-Key (the edge
+    // keeps no answers; every service that owns a mutating route keeps its own).
+    '0002_idempotency': idempotencyMigration(SCHEMA),
+  },
 };
