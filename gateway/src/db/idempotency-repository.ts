@@ -1,4 +1,4 @@
-import { idempotencyStore } from '@connectivity/platform';
+import { idempotencyStore, runPrepared } from '@connectivity/platform';
 import type { Knex } from 'knex';
 
 export type { StoredResponse } from '@connectivity/platform';
@@ -22,7 +22,8 @@ export async function reserveIdempotencyKey(
   // A row committed by a concurrent first use after this statement's snapshot is not seen by the
   // read below: one more round sees it.
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const { rows } = await db.raw<{ rows: { fingerprint: string | null }[] }>(
+    const { rows } = await runPrepared<{ fingerprint: string | null }>(
+      db,
       `with reserved as (
          insert into ${TABLE} as r (key_id, idempotency_key, fingerprint, claim_id, status, locked_until, expires_at)
          values (?, ?, ?, '', 'forwarded', now(), now() + ? * interval '1 millisecond')

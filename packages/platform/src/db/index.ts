@@ -2,3 +2,4 @@ export * from './create-database.ts';
 export * from './migrate.ts';
 export * from './types.ts';
 export * from './one-statement.ts';
+export * from './prepared.ts';

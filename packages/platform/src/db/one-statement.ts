@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from './prepared.ts';
 
 /**
  * Several writes sent as ONE statement of data-modifying CTEs
@@ -56,7 +57,8 @@ export function oneStatement(): OneStatement {
       }
       const sql = `with ${parts.join(', ')} select ${checks.length > 0 ? checks.join(' + ') : '0'} as refused`;
       try {
-        await db.raw(sql, bindings);
+        // The same kind of change sends the same text: prepared once per connection.
+        await runPrepared(db, sql, bindings);
       } catch (error) {
         const failed = REQUIREMENT_ERROR.exec((error as { message?: string } | null)?.message ?? '');
         const refusal = failed ? writes[Number(failed[1])]?.refusal : undefined;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from '../db/prepared.ts';
 import type { Logger } from '../logger.ts';
 import { startPoller, type Poller } from '../work/poller.ts';
 
@@ -74,7 +75,8 @@ export function idempotencyStore(table: string) {
     async claim(db: Knex, input: ClaimInput): Promise<ClaimOutcome> {
       // A purge can delete the row between the upsert and the read; one more round settles it.
       for (let attempt = 0; attempt < 3; attempt += 1) {
-        const result = await db.raw<{ rows: unknown[] }>(
+        const result = await runPrepared(
+          db,
           `insert into ${table} as r (key_id, idempotency_key, fingerprint, claim_id, status, locked_until, expires_at)
            values (?, ?, ?, ?, 'in_progress', now() + ? * interval '1 millisecond', now() + ? * interval '1 millisecond')
            on conflict (key_id, idempotency_key) do update set

@@ -1,6 +1,6 @@
 import type { ApiEvent as Event, Environment } from '@connectivity/contracts';
 import type { InternalEvent } from '@connectivity/platform';
-import { signalWork } from '@connectivity/platform';
+import { runPrepared, signalWork } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { DELIVERIES_SIGNAL, MATCHING_ENDPOINTS } from './deliveries-repository.ts';
 import { STREAM_ENTRY_OF_STORED } from './stream-repository.ts';
@@ -26,7 +26,8 @@ interface EventRow {
  */
 export async function storeAndQueue(knex: Knex, event: InternalEvent, traceContext: Record<string, string>, now: Date): Promise<number | undefined> {
   const { account_id: accountId, ...envelope } = event;
-  const result = await knex.raw<{ rows: { stored: boolean; queued: string }[] }>(
+  const result = await runPrepared<{ stored: boolean; queued: string }>(
+    knex,
     `with stored as (
        insert into notifications.events (id, account_id, environment, type, created_at, occurred_at, envelope, trace_context)
        values (?, ?, ?, ?, ?, ?, ?, ?)

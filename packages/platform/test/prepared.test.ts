@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runPrepared } from '../src/db/prepared.ts';
+import type { Database } from '../src/db/types.ts';
+import { testDatabaseBackends } from '../src/testing/database.ts';
+
+describe.each(testDatabaseBackends())('runPrepared on $kind', ({ create }) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await create();
+    await db.knex.raw('create table prepared_items (id text primary key, n integer not null)');
+  }, 60_000);
+  afterAll(() => db?.close());
+
+  const insert = (id: string, n: number) =>
+    runPrepared<{ id: string }>(db.knex, 'insert into prepared_items (id, n) values (?, ?) on conflict (id) do nothing returning id', [id, n]);
+
+  test('runs the same statement again and again (prepared once per connection), with its bindings each time', async () => {
+    expect(await insert('a', 1)).toEqual({ rows: [{ id: 'a' }], rowCount: 1 });
+    expect(await insert('b', 2)).toEqual({ rows: [{ id: 'b' }], rowCount: 1 });
+    expect(await insert('a', 3)).toEqual({ rows: [], rowCount: 0 });
+    const counted = await runPrepared<{ n: string }>(db.knex, 'select count(*) as n from prepared_items where n < ?', [3]);
+    expect(counted.rows).toEqual([{ n: '2' }]);
+  });
+
+  test('on a transaction it runs on that transaction: rolled back with it', async () => {
+    await expect(
+      db.knex.transaction(async (trx) => {
+        await runPrepared(trx, 'insert into prepared_items (id, n) values (?, ?)', ['in-trx', 9]);
+        expect((await trx('prepared_items').where({ id: 'in-trx' })).length).toBe(1);
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await db.knex('prepared_items').where({ id: 'in-trx' })).toEqual([]);
+  });
+
+  test('an error is the database error, and the connection goes on serving', async () => {
+    await expect(runPrepared(db.knex, 'insert into prepared_items (id, n) values (?, ?)', ['c', null])).rejects.toMatchObject({ code: '23502' });
+    expect((await insert('c', 4)).rowCount).toBe(1);
+  });
+});
