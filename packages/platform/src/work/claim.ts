@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from '../db/prepared.ts';
 
 export interface ClaimSpec {
   /** Schema-qualified table, e.g. `inventory.outbox`. */
@@ -24,7 +25,9 @@ export interface ClaimSpec {
  * while the work is done. A worker that dies leaves its rows to come due again when the lease ends.
  */
 export async function claimDue<Row>(db: Knex, spec: ClaimSpec): Promise<Row[]> {
-  const result = await db.raw<{ rows: Row[] }>(
+  // Every pass of a worker sends the same text: prepared once per connection.
+  const result = await runPrepared<Row>(
+    db,
     `update ${spec.table} set ${spec.set.sql}
      where ${spec.key} in (
        select ${spec.key} from ${spec.table} where ${spec.due.sql} order by ${spec.orderBy} limit ? for update skip locked
