@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { secondsUntil, type RateLimitState } from '../domain/rate-limit-headers.ts';
+import { LeasedCounter, redisLeaseStore } from './leased-counter.ts';
 
 export type RateLimitDecision = RateLimitState & { allowed: boolean; retryAfterSeconds: number; windowSeconds: number };
 
@@ -14,10 +15,11 @@ export interface RateLimiter {
 }
 
 /**
- * Where the per-key counters live. `redis`: shared by every gateway instance, one in-memory
- * increment per request in a store made for it, exact across instances. `memory`: this process
- * only, exact; the embedded form (one process by definition). `postgres`: shared through the
- * database, a write per request (the fallback of a distributed form without Redis).
+ * Where the per-key counters live. `redis`: shared by every gateway instance, which take tokens
+ * from it in small leases (`LeasedCounter`): never over the budget, exact on one instance, and a
+ * round trip only every few requests. `memory`: this process only, exact; the embedded form (one
+ * process by definition). `postgres`: shared through the database, a write per request (the
+ * fallback of a distributed form without Redis).
  */
 export type RateLimitStore = 'redis' | 'memory' | 'postgres';
 
@@ -33,18 +35,21 @@ export interface RateLimiterOptions {
 }
 
 /**
- * A fixed-window counter per bucket (rate-limiter-flexible), one limiter per distinct budget.
- * On Redis, while Redis is unreachable each instance counts in memory instead (the library's
- * insurance limiter), so an outage degrades the limit to per-instance rather than failing requests.
+ * A fixed-window counter per bucket. On Redis, the leased counter; in memory and on PostgreSQL,
+ * rate-limiter-flexible, one limiter per distinct budget. While Redis is unreachable each
+ * instance counts in memory instead, so an outage degrades the limit to per-instance rather than
+ * failing requests.
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const prefix = options.keyPrefix ?? 'rl';
   let redis: Redis | undefined;
+  let leased: LeasedCounter | undefined;
   if (options.store === 'redis') {
     if (!options.redisUrl) throw new Error('the redis rate-limit store needs REDIS_URL');
-    // Commands fail fast while Redis is down (the insurance limiter answers), rather than queue.
+    // Commands fail fast while Redis is down (the in-memory count answers), rather than queue.
     redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
     redis.on('error', () => undefined);
+    leased = new LeasedCounter(redisLeaseStore(redis, prefix), options.windowSeconds * 1000);
   }
   const limiters = new Map<number, RateLimiterAbstract>();
   const limiterFor = (points: number): RateLimiterAbstract => {
@@ -52,9 +57,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     if (!limiter) {
       const common = { keyPrefix: prefix, points, duration: options.windowSeconds };
       switch (options.store) {
-        case 'redis':
-          limiter = new RateLimiterRedis({ ...common, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(common) });
-          break;
+        case 'redis': // what counts while Redis cannot be reached
         case 'memory':
           limiter = new RateLimiterMemory(common);
           break;
@@ -72,6 +75,15 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   return {
     store: options.store,
     async consume(bucket, perMinute) {
+      if (leased) {
+        try {
+          const decision = await leased.consume(bucket, perMinute);
+          const resetSeconds = secondsUntil(decision.msLeft);
+          return { allowed: decision.allowed, limit: perMinute, remaining: decision.remaining, resetSeconds, retryAfterSeconds: resetSeconds, windowSeconds: options.windowSeconds };
+        } catch {
+          // Redis is unreachable: this instance counts on its own until it is back.
+        }
+      }
       let res: RateLimiterRes;
       let allowed = true;
       try {
