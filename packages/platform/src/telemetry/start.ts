@@ -14,6 +14,10 @@ let sdk: NodeSDK | undefined;
 let prometheus: PrometheusExporter | undefined;
 
 type SpanProcessor = NonNullable<NodeSDKConfiguration['spanProcessors']>[number];
+/** An instrumentation, with the modules it patches (the instrumentation packages pin different SDK versions). */
+type Instrumentation = Extract<NonNullable<NodeSDKConfiguration['instrumentations']>[number], { instrumentationName: string }> & {
+  getModuleDefinitions(): { name: string }[];
+};
 
 /**
  * Without a span processor the SDK registers no tracer provider and every span is a no-op with
@@ -29,14 +33,38 @@ const keepSpansLocal: SpanProcessor = {
 /** Paths that are not traced: probes and scrapes would bury the requests that matter. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 
+let instrumentations: Instrumentation[] | undefined;
+
+/**
+ * What is instrumented: one span per incoming request (named by its contract route: the
+ * platform's ts-rest options and the gateway's pipeline set it), per outgoing call and per
+ * query: no span per express layer, none for knex on top of pg, none for a query outside any
+ * span (an idle poll). Made once, before the loader hook is registered, which wraps only the
+ * modules these patch.
+ */
+function theInstrumentations(): Instrumentation[] {
+  instrumentations ??= [
+    new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0] ?? '') }),
+    // fetch and undici: forwards and service-to-service calls are client spans that carry the trace.
+    new UndiciInstrumentation(),
+    new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+    // Trace ids are added to log lines by our own logger mixin; this only avoids duplicates.
+    new PinoInstrumentation({ disableLogCorrelation: true }),
+  ];
+  return instrumentations;
+}
+
+/** The modules the instrumentations patch (for the ESM loader hook's include list). */
+export function instrumentedModules(): string[] {
+  return [...new Set(theInstrumentations().flatMap((instrumentation) => instrumentation.getModuleDefinitions().map((definition) => definition.name)))];
+}
+
 /**
  * Starts tracing and metrics for the process. Spans are always created (so logs carry trace ids
  * and the bus propagates context) and sampled by the standard `OTEL_TRACES_SAMPLER` variables;
- * they are exported over OTLP only when an endpoint is configured. One span per incoming request
- * (named by its contract route: the platform's ts-rest options and the gateway's pipeline set it),
- * per outgoing call and per query: no span per express layer, none for knex
- * on top of pg, none for a query outside any span (an idle poll). Metrics are always readable in
- * Prometheus form (`metricsHandler`), and exported over OTLP only with an endpoint.
+ * they are exported over OTLP only when an endpoint is configured (see `theInstrumentations` for
+ * which). Metrics are always readable in Prometheus form (`metricsHandler`), and exported over
+ * OTLP only with an endpoint.
  */
 export function startTelemetry(): void {
   if (sdk) return;
@@ -54,14 +82,7 @@ export function startTelemetry(): void {
     // HTTP, protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL says http/json) with a batch processor.
     spanProcessors: config.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : [keepSpansLocal],
     metricReaders,
-    instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0] ?? '') }),
-      // fetch and undici: forwards and service-to-service calls are client spans that carry the trace.
-      new UndiciInstrumentation(),
-      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
-      // Trace ids are added to log lines by our own logger mixin; this only avoids duplicates.
-      new PinoInstrumentation({ disableLogCorrelation: true }),
-    ],
+    instrumentations: theInstrumentations(),
   });
   sdk.start();
 }
