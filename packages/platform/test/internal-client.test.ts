@@ -153,4 +153,28 @@ describe('answers', () => {
       await new Promise((resolve) => hanging.close(resolve));
     }
   });
+
+  test('the timeout bounds the whole call: a body that trickles in forever is given up too', async () => {
+    // Headers at once, then a byte every 50 ms: no single wait is long, the call never ends.
+    const trickling = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => trickling.listen(0, '127.0.0.1', resolve));
+    try {
+      const slow = createInternalClient({
+        service: 'inventory',
+        baseUrl: `http://127.0.0.1:${(trickling.address() as AddressInfo).port}`,
+        internalToken: 'x'.repeat(20),
+        timeoutMs: 300,
+      });
+      const error = await slow.send({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamFailure);
+      expect(error).toMatchObject({ notSent: false, timedOut: true });
+    } finally {
+      trickling.closeAllConnections();
+      await new Promise((resolve) => trickling.close(resolve));
+    }
+  });
 });
