@@ -135,46 +135,42 @@ describe('answers', () => {
     expect(error).toMatchObject({ notSent: true, timedOut: false, service: 'inventory' });
   });
 
-  test('a service that does not answer in time is an UpstreamFailure with an unknown outcome', async () => {
-    const hanging = createServer(() => {});
-    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  /** Calls a server that answers with `handler`, through a client with `timeoutMs`; the call's error. */
+  async function timedOutCall(handler: Parameters<typeof createServer>[1], timeoutMs: number, method: 'GET' | 'POST'): Promise<unknown> {
+    const slowServer = createServer(handler);
+    await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
     try {
       const slow = createInternalClient({
         service: 'inventory',
-        baseUrl: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`,
+        baseUrl: `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}`,
         internalToken: 'x'.repeat(20),
-        timeoutMs: 200,
+        timeoutMs,
       });
-      const error = await slow.send({ method: 'POST', path: '/x', body: '{}' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(UpstreamFailure);
-      expect(error).toMatchObject({ notSent: false, timedOut: true });
+      return await slow.send({ method, path: '/x', ...(method === 'POST' && { body: '{}' }) }).catch((e: unknown) => e);
     } finally {
-      hanging.closeAllConnections();
-      await new Promise((resolve) => hanging.close(resolve));
+      slowServer.closeAllConnections();
+      await new Promise((resolve) => slowServer.close(resolve));
     }
+  }
+
+  test('a service that does not answer in time is an UpstreamFailure with an unknown outcome', async () => {
+    const error = await timedOutCall(() => {}, 200, 'POST');
+    expect(error).toBeInstanceOf(UpstreamFailure);
+    expect(error).toMatchObject({ notSent: false, timedOut: true });
   });
 
   test('the timeout bounds the whole call: a body that trickles in forever is given up too', async () => {
     // Headers at once, then a byte every 50 ms: no single wait is long, the call never ends.
-    const trickling = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const timer = setInterval(() => res.write(' '), 50);
-      res.on('close', () => clearInterval(timer));
-    });
-    await new Promise<void>((resolve) => trickling.listen(0, '127.0.0.1', resolve));
-    try {
-      const slow = createInternalClient({
-        service: 'inventory',
-        baseUrl: `http://127.0.0.1:${(trickling.address() as AddressInfo).port}`,
-        internalToken: 'x'.repeat(20),
-        timeoutMs: 300,
-      });
-      const error = await slow.send({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(UpstreamFailure);
-      expect(error).toMatchObject({ notSent: false, timedOut: true });
-    } finally {
-      trickling.closeAllConnections();
-      await new Promise((resolve) => trickling.close(resolve));
-    }
+    const error = await timedOutCall(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const timer = setInterval(() => res.write(' '), 50);
+        res.on('close', () => clearInterval(timer));
+      },
+      300,
+      'GET',
+    );
+    expect(error).toBeInstanceOf(UpstreamFailure);
+    expect(error).toMatchObject({ notSent: false, timedOut: true });
   });
 });
