@@ -153,6 +153,25 @@ describe('embedded PGlite', () => {
     },
     SETUP_TIMEOUT,
   );
+
+  test(
+    'runs in a thread of its own: a query in progress never holds up the process',
+    async () => {
+      const db = await createDatabase({ dataDir: 'memory://' });
+      try {
+        await db.ping();
+        // PGlite executes a query synchronously in WASM: in the services' own thread a 2 s query
+        // would hold every timer and request until it ended (a 50 ms timer then fires after 2 s).
+        const started = performance.now();
+        const timerFiredAfter = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - started), 50));
+        await db.knex.raw('select pg_sleep(2)');
+        expect(await timerFiredAfter).toBeLessThan(1_000);
+      } finally {
+        await db.close();
+      }
+    },
+    SETUP_TIMEOUT,
+  );
 });
 
 describe('PostgreSQL server', () => {

@@ -4,8 +4,7 @@ import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type { Database } from './types.ts';
@@ -54,31 +53,17 @@ const PGLITE_OPTIONS = {
 };
 
 async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOptions): Promise<Database> {
-  let pglite: PGlite;
-  if (dataDir === MEMORY_DATA_DIR) {
-    pglite = await PGlite.create(PGLITE_OPTIONS);
-  } else {
-    const dir = path.resolve(dataDir, 'pglite');
-    await initialiseDataDirectory(dir);
-    pglite = await PGlite.create(dir, PGLITE_OPTIONS);
+  let directory: string | undefined;
+  if (dataDir !== MEMORY_DATA_DIR) {
+    directory = path.resolve(dataDir, 'pglite');
+    await initialiseDataDirectory(directory);
   }
+  const server = await startPgliteServer(directory);
 
-  // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes. The knex
-  // pool below is what limits us to one connection; the server allows a little slack so a
-  // reconnect is not refused while the previous socket is still being torn down.
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 4 });
-  try {
-    await server.start();
-  } catch (err) {
-    await pglite.close();
-    throw err;
-  }
-  // After start() the server reports the port the OS actually bound.
-  const port = Number(server.getServerConn().split(':').pop());
-
+  // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes.
   const knex = knexFactory({
     client: 'pg',
-    connection: { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' },
+    connection: { host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres' },
     // PGlite is a single Postgres backend: a second connection would share its session and
     // transaction state, so the pool holds exactly one and everything else queues for it.
     pool: { min: 1, max: 1 },
@@ -87,9 +72,43 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
 
   return wrap('pglite', knex, async () => {
     await knex.destroy();
-    await server.stop();
-    await pglite.close();
+    await server.close();
   });
+}
+
+const SERVER_SCRIPT = new URL('./pglite-server.ts', import.meta.url);
+
+/**
+ * PGlite and its wire-protocol server in a worker thread (see pglite-server.ts for why). The
+ * worker gets no Node options: it needs none, and the telemetry `--import` would start a second
+ * SDK in it.
+ */
+async function startPgliteServer(directory: string | undefined): Promise<{ port: number; close(): Promise<void> }> {
+  const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', (message: { port?: number; error?: string }) => {
+      if (message.port !== undefined) resolve(message.port);
+      else reject(new Error(`the embedded database could not start: ${message.error ?? 'unknown error'}`));
+    });
+    worker.once('error', reject);
+    void exited.then(() => reject(new Error('the embedded database stopped while starting')));
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    close() {
+      closing ??= (async () => {
+        // Closed means the database has flushed its last writes; the thread is then ended
+        // whether or not something in it would keep it alive.
+        const closed = new Promise<void>((resolve) => worker.on('message', (message: { closed?: boolean }) => message.closed && resolve()));
+        worker.postMessage('close');
+        await Promise.race([closed, exited]);
+        await worker.terminate();
+      })();
+      return closing;
+    },
+  };
 }
 
 const INIT_SCRIPT = fileURLToPath(new URL('./pglite-init.ts', import.meta.url));
