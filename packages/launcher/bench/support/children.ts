@@ -42,8 +42,14 @@ export interface Child {
 }
 
 /** The express hello-world in a child process on this same Node binary. */
-export async function startHelloWorld(): Promise<Child & { url: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./hello-world.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+export const startHelloWorld = () => startBaseline('./hello-world.ts', {});
+
+/** The bare express + undici forward to `targetUrl` (see bare-forward.ts), in a child process. */
+export const startBareForward = (targetUrl: string) => startBaseline('./bare-forward.ts', { TARGET_URL: targetUrl });
+
+/** A baseline server of this folder in a child process on this same Node binary; it prints its port. */
+async function startBaseline(script: string, env: NodeJS.ProcessEnv): Promise<Child & { url: string }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = track(child);
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -51,7 +57,7 @@ export async function startHelloWorld(): Promise<Child & { url: string }> {
       out += chunk.toString();
       if (out.includes('\n')) resolve(Number(out.trim()));
     });
-    void exited.then((code) => reject(new Error(`hello-world exited with code ${String(code)}`)));
+    void exited.then((code) => reject(new Error(`${script} exited with code ${String(code)}`)));
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop: () => stopChild(child, exited) };
 }
