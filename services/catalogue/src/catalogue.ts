@@ -98,6 +98,16 @@ export function createCatalogue(deps: CatalogueDeps) {
       }
     },
 
+    /**
+     * `count` simulated profiles of a sandbox bundle at once, for the stock sandbox orders take
+     * from: the simulated supplier makes them up and keeps no record, so a profile handed out
+     * later is the same as one made for the order.
+     */
+    async stockSandboxProfiles(caller: CatalogueCaller, input: { bundle: string; count: number }): Promise<SuppliedProfile[]> {
+      if (caller.environment !== 'test') throw new ApiError('live_key_test_resource');
+      return this.orderProfiles(caller, { reference: 'sandbox-stock', bundle: input.bundle, quantity: input.count });
+    },
+
     async profileAction(environment: Environment, iccid: string, action: ProfileAction): Promise<void> {
       const supplier = suppliers[environment];
       const calls = {

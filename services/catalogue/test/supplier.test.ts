@@ -199,6 +199,43 @@ describe('POST /internal/supply/orders', () => {
   });
 });
 
+describe('POST /internal/supply/sandbox-profiles', () => {
+  const stock = (body: object, caller = test) => request(h.app).post('/internal/supply/sandbox-profiles').set(headersFor(caller)).send(body);
+
+  it('makes up to 100 distinct sandbox profiles that can never install', async () => {
+    const res = await stock({ bundle: 'esim_5GB_30D_EU', count: 100 });
+    expect(res.status).toBe(200);
+    const profiles = res.body.profiles as { iccid: string; smdp_address: string; matching_id: string }[];
+    expect(profiles).toHaveLength(100);
+    expect(new Set(profiles.map((p) => p.iccid)).size).toBe(100);
+    for (const p of profiles) {
+      expect(isValidIccid(p.iccid)).toBe(true);
+      expect(p.smdp_address).toBe('sandbox.smdp.invalid');
+      expect(p.matching_id).toMatch(/^TEST-[A-Z0-9]{20}$/);
+    }
+  });
+
+  it('is for test identities only, and never asks the live supplier', async () => {
+    const supplierCalls = () => [...supplierOf(h).state.requests.values()].reduce((sum, n) => sum + n, 0);
+    const before = supplierCalls();
+    const res = await stock({ bundle: 'esim_5GB_30D_EU', count: 5 }, live);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('live_key_test_resource');
+    expect(supplierCalls()).toBe(before);
+  });
+
+  it('refuses a bundle the sandbox does not know, and a count out of range', async () => {
+    const unknown = await stock({ bundle: 'esim_404GB_1D_XX', count: 5 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'invalid_parameter', param: 'bundle' });
+    for (const count of [0, 101, 2.5]) {
+      const res = await stock({ bundle: 'esim_5GB_30D_EU', count });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'count' });
+    }
+  });
+});
+
 describe('suspend and resume at the supplier', () => {
   async function liveIccid(): Promise<string> {
     const res = await request(h.app)

@@ -1,5 +1,5 @@
 import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, tsRestOptions, type Logger, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import type { Config } from './config.ts';
@@ -16,14 +16,14 @@ export interface AppDeps extends ServiceRuntime {
 }
 
 /** The typed client of catalogue the configuration names. */
-export const catalogueClientFromConfig = (config: Config) =>
-  createCatalogueClient({ baseUrl: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.CATALOGUE_TIMEOUT_MS });
+export const catalogueClientFromConfig = (config: Config, logger: Logger) =>
+  createCatalogueClient({ baseUrl: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.CATALOGUE_TIMEOUT_MS, logger });
 
 /** The inventory HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(deps: AppDeps): Express {
   const { config, logger } = deps;
   const knex = deps.db.knex;
-  const catalogue = catalogueClientFromConfig(config);
+  const catalogue = catalogueClientFromConfig(config, logger);
   const cursors = createCursorCodec(config.CURSOR_SECRET);
 
   return createServiceApp({

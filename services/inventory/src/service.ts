@@ -26,7 +26,7 @@ export const inventoryService: ServiceDefinition<Config> = {
     });
     const releases = startSupplierReleaseWorker({
       knex: runtime.db.knex,
-      catalogue: catalogueClientFromConfig(config),
+      catalogue: catalogueClientFromConfig(config, runtime.logger),
       logger: runtime.logger,
       intervalMs: config.RELEASE_POLL_INTERVAL_MS,
       retryBaseMs: config.RELEASE_RETRY_BASE_MS,

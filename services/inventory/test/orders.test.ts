@@ -129,6 +129,25 @@ describe('POST /v1/esim with a test key', () => {
     expect(res.body.error.code).toBe('idempotency_key_required');
   });
 
+  it('takes sandbox profiles from a stock: a call to catalogue per many orders, never a profile twice', async () => {
+    const calls = () => ({
+      stock: h.catalogueCalls.get('/internal/supply/sandbox-profiles') ?? 0,
+      orders: h.catalogueCalls.get('/internal/supply/orders') ?? 0,
+    });
+    const before = calls();
+    // 120 profiles in 12 concurrent orders; the stock is topped up 50 at a time.
+    const answers = await Promise.all(Array.from({ length: 12 }, () => h.order(caller, { bundle: 'esim_3GB_30D_FR', quantity: 10 })));
+    for (const res of answers) expect(res.status).toBe(201);
+    const iccids = answers.flatMap((res) => (res.body as Order).esims.map((esim) => esim.iccid));
+    expect(iccids).toHaveLength(120);
+    expect(new Set(iccids).size).toBe(120);
+    const after = calls();
+    expect(after.orders).toBe(before.orders);
+    expect(after.stock - before.stock).toBeGreaterThanOrEqual(1);
+    // At most one top-up per 50 profiles taken, one more left in flight: not one call per order.
+    expect(after.stock - before.stock).toBeLessThanOrEqual(Math.ceil(120 / 50) + 1);
+  });
+
   it('creates nothing when the order is refused', async () => {
     const fresh = newCaller('test');
     await h.order(fresh, { bundle: 'esim_404GB_1D_XX' });

@@ -56,6 +56,8 @@ export interface Harness {
   db: Database;
   bus: Bus;
   supplier: FakeSupplier;
+  /** Requests catalogue has had, by path. */
+  catalogueCalls: Map<string, number>;
   /** Every event published on the bus, in arrival order. */
   events: InternalEvent[];
   eventsOf(esimId: string): InternalEvent[];
@@ -113,6 +115,11 @@ export async function startInventory(): Promise<Harness> {
   await runMigrations(db.knex, migrations);
   const bus = await createTestBus();
   const catalogue = await startCatalogueServer(db, bus, supplier);
+  const catalogueCalls = new Map<string, number>();
+  catalogue.server.on('request', (req: { url?: string }) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    catalogueCalls.set(path, (catalogueCalls.get(path) ?? 0) + 1);
+  });
   const servers = [catalogue.server];
   const services: StartedService[] = [await inventoryService.start({ db, bus, logger }, inventoryConfig(catalogue.url))];
   const started = services[0];
@@ -130,6 +137,7 @@ export async function startInventory(): Promise<Harness> {
     db,
     bus,
     supplier,
+    catalogueCalls,
     events,
     eventsOf: (esimId) => events.filter((e) => (e.data as { object?: { id?: string } }).object?.id === esimId),
     order: (caller, body) => request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),

@@ -23,6 +23,16 @@ export const orderProfilesBodySchema = z
   })
   .strict();
 
+/** The most sandbox profiles one call stocks up (see `stockSandboxProfiles`). */
+export const MAX_SANDBOX_STOCK = 100;
+
+export const stockSandboxProfilesBodySchema = z
+  .object({
+    bundle: bundleNameSchema,
+    count: z.number().int().min(1).max(MAX_SANDBOX_STOCK),
+  })
+  .strict();
+
 export const profileActionResultSchema = z.object({ iccid: iccidSchema, status: z.enum(['suspended', 'active', 'terminated']) });
 
 const profilePathParams = z.object({ iccid: iccidSchema });
@@ -30,7 +40,9 @@ const profilePathParams = z.object({ iccid: iccidSchema });
 /**
  * Live supply, owned by catalogue (which holds the supplier adapter): inventory orders profiles
  * before its order transaction, asks for suspend, resume and terminate (cancel) before it
- * records them, and terminates the profiles of an order it could not record.
+ * records them, and terminates the profiles of an order it could not record. Sandbox profiles
+ * are made up by the simulated supplier and bought nowhere, so inventory takes them in stock,
+ * many per call, rather than one call per order.
  */
 export const internalSupplyContract = c.router(
   {
@@ -42,6 +54,16 @@ export const internalSupplyContract = c.router(
       responses: {
         200: z.object({ profiles: z.array(suppliedProfileSchema) }),
         ...errorResponses(['invalid_parameter', 'capability_not_orderable', 'supplier_refused', 'internal_error']),
+      },
+    },
+    stockSandboxProfiles: {
+      method: 'POST',
+      path: '/internal/supply/sandbox-profiles',
+      summary: 'Simulated profiles of a sandbox bundle, for a stock that sandbox orders take from (test identities only)',
+      body: stockSandboxProfilesBodySchema,
+      responses: {
+        200: z.object({ profiles: z.array(suppliedProfileSchema) }),
+        ...errorResponses(['invalid_parameter', 'live_key_test_resource', 'internal_error']),
       },
     },
     suspendProfile: {

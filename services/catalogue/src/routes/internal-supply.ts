@@ -5,11 +5,14 @@ import type { Catalogue } from '../catalogue.ts';
 
 const s = initServer();
 
-/** Profiles from the environment's supplier, for inventory (called before its order transaction). */
+/** Profiles from the environment's supplier, for inventory (called before its order transaction, or to stock sandbox ones). */
 export function internalSupplyRouter(catalogue: Catalogue) {
   return s.router(internalSupplyContract, {
     orderProfiles: async ({ body, res }) => {
       return { status: 200, body: { profiles: await catalogue.orderProfiles(getIdentity(res), body) } };
+    },
+    stockSandboxProfiles: async ({ body, res }) => {
+      return { status: 200, body: { profiles: await catalogue.stockSandboxProfiles(getIdentity(res), body) } };
     },
     suspendProfile: async ({ params, res }) => {
       await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'suspend');

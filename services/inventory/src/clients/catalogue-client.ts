@@ -1,6 +1,7 @@
 import { internalContract, internalSupplyContract, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
-import { createInternalClient, UpstreamFailure } from '@connectivity/platform';
+import { createInternalClient, UpstreamFailure, type Logger } from '@connectivity/platform';
 import type { Caller } from '../domain/access.ts';
+import { createSandboxStock } from './sandbox-stock.ts';
 
 /** What inventory may ask the supplier to do to a live profile; `terminate` ends it for good. */
 export type ProfileAction = 'suspend' | 'resume' | 'terminate';
@@ -9,9 +10,10 @@ export interface CatalogueClientOptions {
   baseUrl: string;
   internalToken: string;
   timeoutMs: number;
+  logger: Logger;
 }
 
-/** What inventory asks of catalogue: bundles for orders, and live supply. */
+/** What inventory asks of catalogue: bundles for orders, profiles (live, and a stock of sandbox ones), and live supply. */
 export interface CatalogueClient {
   getBundle(caller: Caller, name: string): Promise<InternalBundle>;
   orderProfiles(caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]>;
@@ -46,6 +48,15 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
     return bundle;
   };
 
+  // Sandbox profiles come from a stock topped up a block at a time (see `createSandboxStock`).
+  const SANDBOX_STOCK_BLOCK = 50;
+  const sandboxStock = createSandboxStock({
+    block: SANDBOX_STOCK_BLOCK,
+    fetch: (caller, bundle, count) =>
+      guarded(async () => (await client.call(internalSupplyContract.stockSandboxProfiles, { body: { bundle, count }, identity: caller })).profiles),
+    onTopUpFailed: (error) => options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'sandbox profile stock not topped up; the next order asks again'),
+  });
+
   async function guarded<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
@@ -59,7 +70,9 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
     getBundle: (caller, name) =>
       caller.environment === 'test' ? sandboxBundle(caller, name) : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, identity: caller })),
     orderProfiles: (caller, body) =>
-      guarded(async () => (await client.call(internalSupplyContract.orderProfiles, { body, identity: caller })).profiles),
+      caller.environment === 'test'
+        ? sandboxStock.take(caller, body.bundle, body.quantity)
+        : guarded(async () => (await client.call(internalSupplyContract.orderProfiles, { body, identity: caller })).profiles),
     profileAction: (caller, iccid, action) =>
       guarded(async () => {
         await client.call(ACTIONS[action], { params: { iccid }, body: {}, identity: caller });
