@@ -1,0 +1,39 @@
+import { createLogger, onWork, type Bus } from '@connectivity/platform';
+import { createTestBus } from '@connectivity/platform/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { STREAM_NOTICE_SUBJECT, announceStreamGrowth } from '../src/stream/stream-notices.ts';
+
+const logger = createLogger({ name: 'stream-notices-test', level: 'silent' });
+let bus: Bus;
+beforeAll(async () => {
+  bus = await createTestBus();
+});
+afterAll(async () => {
+  await bus.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it('tells other instances of a burst of growth in a leading and a trailing notice, and this instance of each growth at once', async () => {
+  const scope = { accountId: `acct_notices${Date.now()}`, environment: 'test' as const };
+  const notices: unknown[] = [];
+  const listening = await bus.listen<{ account_id: string }>(STREAM_NOTICE_SUBJECT, (notice) => {
+    if (notice.account_id === scope.accountId) notices.push(notice);
+  });
+  let local = 0;
+  const stopLocal = onWork(`event-stream:${scope.environment}:${scope.accountId}`, () => (local += 1));
+  try {
+    for (let i = 0; i < 20; i += 1) announceStreamGrowth(bus, logger, scope);
+    expect(local).toBe(20);
+    await sleep(200);
+    // The first at once, the other 19 in one notice at the end of the window: the last growth is never left untold.
+    expect(notices).toHaveLength(2);
+    // A quiet window later, a growth is told at once again.
+    announceStreamGrowth(bus, logger, scope);
+    await sleep(200);
+    expect(notices).toHaveLength(3);
+  } finally {
+    stopLocal();
+    await listening.stop();
+  }
+});
