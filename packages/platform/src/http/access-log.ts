@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import type { Logger } from '../logger.ts';
 import type { RequestHandler } from 'express';
 
@@ -14,7 +15,8 @@ export function accessLog(logger: Logger): RequestHandler {
     }
     const started = process.hrtime.bigint();
     // `close`, not `finish`: a stream the client leaves never finishes, and is logged all the same.
-    res.once('close', () => {
+    // Bound to the request's context, so the line carries its trace id (the response is not).
+    res.once('close', context.bind(context.active(), () => {
       if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
@@ -28,7 +30,7 @@ export function accessLog(logger: Logger): RequestHandler {
         },
         'request',
       );
-    });
+    }));
     next();
   };
 }

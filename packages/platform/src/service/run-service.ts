@@ -1,21 +1,23 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { busOptionsFrom, createBus } from '../bus/index.ts';
 import { ConfigError } from '../config.ts';
 import { createDatabase } from '../db/create-database.ts';
 import { runMigrations } from '../db/migrate.ts';
 import { answerClientErrors } from '../http/client-error.ts';
 import { createLogger } from '../logger.ts';
+import { traceRequests } from '../telemetry/server-spans.ts';
 import { closeServer, trackRequests } from './drain.ts';
 import { exitOnSignal } from './shutdown.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
 
 /**
- * Listens, and answers requests Node's HTTP parser refuses with the error object (the app's
- * `locals.baseUrl` makes its link).
+ * Listens, with a span per request (`traceRequests`), and answers requests Node's HTTP parser
+ * refuses with the error object (the app's `locals.baseUrl` makes its link).
  */
-export function listen(app: { listen: (port: number, host: string) => Server; locals?: Record<string, unknown> }, port: number, host: string): Promise<Server> {
+export function listen(app: RequestListener & { locals?: Record<string, unknown> }, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(traceRequests(app));
+    server.listen(port, host);
     const baseUrl = app.locals?.baseUrl;
     answerClientErrors(server, typeof baseUrl === 'string' ? baseUrl : 'http://localhost:8080');
     trackRequests(server);

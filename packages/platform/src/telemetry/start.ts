@@ -30,21 +30,19 @@ const keepSpansLocal: SpanProcessor = {
   shutdown: () => Promise.resolve(),
 };
 
-/** Paths that are not traced: probes and scrapes would bury the requests that matter. */
-const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
-
 let instrumentations: Instrumentation[] | undefined;
 
 /**
- * What is instrumented: one span per incoming request (named by its contract route: the
- * platform's ts-rest options and the gateway's pipeline set it), per outgoing call and per
- * query: no span per express layer, none for knex on top of pg, none for a query outside any
+ * What is instrumented: one span per incoming request (`traceRequests` on every listener
+ * `listen` opens, named by its contract route: the platform's ts-rest options and the gateway's
+ * pipeline set it), per outgoing call and per query: no span per express layer, none for knex on top of pg, none for a query outside any
  * span (an idle poll). Made once, before the loader hook is registered, which wraps only the
  * modules these patch.
  */
 function theInstrumentations(): Instrumentation[] {
   instrumentations ??= [
-    new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0] ?? '') }),
+    // Outgoing node:http calls only; incoming requests are `traceRequests`' (see there why).
+    new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
     // fetch and undici: forwards and service-to-service calls are client spans that carry the trace.
     new UndiciInstrumentation(),
     new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
