@@ -23,6 +23,13 @@ export interface PollerOptions {
   logger?: Pick<Logger, 'error' | 'info'>;
   /** Longest pause after consecutive failures (the pause doubles from `intervalMs`). */
   maxBackoffMs?: number;
+  /**
+   * A wake runs a pass no sooner than this after the previous pass began: under a stream of
+   * commits, each pass takes what the last few made (one claim, one round of publishes, one
+   * mark for several rows) instead of a pass per commit; a wake after a quiet spell still runs
+   * at once. Default 0: every wake runs a pass as soon as none is running.
+   */
+  wakeGapMs?: number;
 }
 
 export interface Poller {
@@ -47,11 +54,16 @@ export function startPoller(options: PollerOptions): Poller {
   let running: Promise<number> | undefined;
   let wakeRequested = false;
   let failures = 0;
+  const wakeGapMs = options.wakeGapMs ?? 0;
+  let lastPassAt = Number.NEGATIVE_INFINITY;
+  /** How long a wake waits now: until `wakeGapMs` after the last pass began. */
+  const wakeDelay = () => Math.max(0, Math.ceil(lastPassAt + wakeGapMs - performance.now()));
 
   async function passes(): Promise<number> {
     let total = 0;
     for (;;) {
       wakeRequested = false;
+      lastPassAt = performance.now();
       const result = await options.pass();
       total += result.done;
       if (!result.more || stopped) return total;
@@ -80,7 +92,7 @@ export function startPoller(options: PollerOptions): Poller {
           () => {
             if (failures > 0) options.logger?.info({ worker: options.name }, 'background worker recovered');
             failures = 0;
-            if (!timer) schedule(wakeRequested ? 0 : intervalMs);
+            if (!timer) schedule(wakeRequested ? wakeDelay() : intervalMs);
           },
           (error: unknown) => {
             failures += 1;
@@ -101,7 +113,7 @@ export function startPoller(options: PollerOptions): Poller {
       wakeRequested = true;
       return;
     }
-    schedule(0);
+    schedule(wakeDelay());
   }
 
   const unsubscribe = (options.wakeOn ?? []).map((name) => onWork(name, wake));
