@@ -249,6 +249,41 @@ describe.each(adapters)('bus (%s)', (kind) => {
     expect(maxActive).toBe(1);
   });
 
+  it('with concurrency, starts handlers for pulled messages in order, at most that many at once, and acks them all', async () => {
+    await freshBus();
+    let active = 0;
+    let maxActive = 0;
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const handler: MessageHandler = async (msg) => {
+      active += 1;
+      maxActive = Math.max(maxActive, active);
+      started.push(msg.id);
+      await gate;
+      active -= 1;
+    };
+    const sub = await bus.subscribe({ durable: 'wide', filterSubjects: ['events.test.>'], concurrency: 3 }, handler);
+    for (const n of [1, 2, 3, 4, 5]) await bus.publish({ id: `evt_${n}`, subject: 'events.test.esim.released', payload: payload(n) });
+    // The in-process bus delivers one at a time whatever `concurrency` says.
+    const expected = kind === 'jetstream' ? 3 : 1;
+    await waitFor('handlers started', () => started.length === expected);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toEqual(['evt_1', 'evt_2', 'evt_3'].slice(0, expected));
+    release();
+    await waitFor('every message handled', () => started.length === 5 && active === 0);
+    expect(started).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
+    expect(maxActive).toBe(expected);
+    await sub.stop();
+    // All acked: the durable resumed gets nothing again.
+    const again = recorder();
+    await subscribe({ durable: 'wide', filterSubjects: ['events.test.>'] }, again.handler);
+    await bus.publish({ id: 'evt_6', subject: 'events.test.esim.released', payload: payload(6) });
+    await waitFor('the next message', () => again.received.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(again.ids()).toEqual(['evt_6']);
+  });
+
   it('refuses subjects outside events./dead., wildcards in publish, and mixed filter spaces', async () => {
     await freshBus();
     await expect(bus.publish({ id: 'x', subject: 'orders.created', payload: null })).rejects.toThrow();

@@ -261,11 +261,18 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
           try {
             messages = await consumer.consume({ max_messages: PULL_BATCH });
             if (abort.signal.aborted) await messages.close();
+            const running = new Set<Promise<void>>();
             for await (const m of messages) {
               // Messages pulled ahead of a stop go straight back to the server for another subscriber.
-              if (abort.signal.aborted) m.nak();
-              else await handle(m, o, handler as MessageHandler, matches);
+              if (abort.signal.aborted) {
+                m.nak();
+                continue;
+              }
+              const handled = handle(m, o, handler as MessageHandler, matches).finally(() => running.delete(handled));
+              running.add(handled);
+              if (running.size >= o.concurrency) await Promise.race(running);
             }
+            await Promise.all(running);
           } catch (err) {
             if (!abort.signal.aborted) report(err, `consume ${o.durable}`);
           }

@@ -30,6 +30,7 @@ export interface ResolvedSubscribeOptions {
   maxDeliver: number;
   backoffMs: number[];
   space: SubjectSpace;
+  concurrency: number;
 }
 
 function spaceOf(subject: string): SubjectSpace | undefined {
@@ -89,7 +90,9 @@ export function resolveSubscribeOptions(opts: SubscribeOptions): ResolvedSubscri
   if (!Number.isInteger(maxDeliver) || maxDeliver < 1) throw new Error('bus: maxDeliver must be a positive integer');
   const backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? [...opts.backoffMs] : [...DEFAULT_BACKOFF_MS];
   if (!backoffMs.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new Error('bus: backoffMs must be non-negative');
-  return { durable: opts.durable, filterSubjects: [...opts.filterSubjects], maxDeliver, backoffMs, space };
+  const concurrency = opts.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('bus: concurrency must be a positive integer');
+  return { durable: opts.durable, filterSubjects: [...opts.filterSubjects], maxDeliver, backoffMs, space, concurrency };
 }
 
 /** The delay before redelivering a message that failed on delivery `deliveryCount` (1-based). */

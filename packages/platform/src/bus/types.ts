@@ -39,6 +39,13 @@ export interface SubscribeOptions {
   maxDeliver?: number;
   /** Delay before each redelivery after a failure, in ms; the last value repeats. */
   backoffMs?: number[];
+  /**
+   * Handlers run at once for messages already pulled, at most (default 1: one after another).
+   * They start in the stream's order; a handler that batches the work of concurrent calls
+   * (`createBatcher`) makes one round trip of several messages. The in-process bus delivers one
+   * at a time whatever this says.
+   */
+  concurrency?: number;
 }
 
 /** Resolving acks the message; throwing asks for redelivery (or dead-letters it at maxDeliver). */

@@ -2,3 +2,4 @@ export * from './claim.ts';
 export * from './poller.ts';
 export * from './signals.ts';
 export * from './links.ts';
+export * from './batcher.ts';

@@ -17,37 +17,72 @@ interface EventRow {
   envelope: Event;
 }
 
+/** An event as the consumer stores it: with the trace it was published in, for its deliveries. */
+export interface EventToStore {
+  event: InternalEvent;
+  traceContext: Record<string, string>;
+}
+
 /**
- * Stores an event once, queues its deliveries to every matching endpoint and appends it to the
- * event stream (test events), in ONE statement
- * (a statement is atomic: both or neither) and so one round trip per consumed event. A second
- * copy (a redelivery, a re-publish) is ignored: undefined, nothing queued twice. Otherwise how
- * many deliveries were queued; they wake the delivery worker.
+ * Stores events once each, queues their deliveries to every matching endpoint and appends them
+ * to their account's event stream (test events), in ONE statement (a statement is atomic: all or
+ * nothing) and so one round trip for the whole batch, whatever its size (the events go as one
+ * JSON binding, so the text, prepared once, is the same). A second copy of an event (a
+ * redelivery, a re-publish, or the same event twice in the batch) is ignored: its result is
+ * undefined, nothing queued twice. Otherwise how many deliveries were queued for it; they wake
+ * the delivery worker. Results are in the order of `batch`, and so are the stream entries.
  */
-export async function storeAndQueue(knex: Knex, event: InternalEvent, traceContext: Record<string, string>, now: Date): Promise<number | undefined> {
-  const { account_id: accountId, ...envelope } = event;
-  const result = await runPrepared<{ stored: boolean; queued: string }>(
+export async function storeAndQueue(knex: Knex, batch: readonly EventToStore[], now: Date): Promise<(number | undefined)[]> {
+  const seen = new Set<string>();
+  const input = [];
+  for (const [ord, { event, traceContext }] of batch.entries()) {
+    if (seen.has(event.id)) continue;
+    seen.add(event.id);
+    const { account_id: accountId, ...envelope } = event;
+    input.push({
+      ord,
+      id: event.id,
+      account_id: accountId,
+      environment: event.environment,
+      type: event.type,
+      created_at: event.created_at,
+      occurred_at: new Date(event.time).toISOString(),
+      envelope,
+      trace_context: traceContext,
+    });
+  }
+  const result = await runPrepared<{ ord: number; stored: boolean; queued: string }>(
     knex,
-    `with stored as (
+    `with input as (
+       select * from jsonb_to_recordset(?::jsonb) as i(ord int, id text, account_id text, environment text, type text,
+         created_at bigint, occurred_at timestamptz, envelope jsonb, trace_context jsonb)
+     ), stored as (
        insert into notifications.events (id, account_id, environment, type, created_at, occurred_at, envelope, trace_context)
-       values (?, ?, ?, ?, ?, ?, ?, ?)
+       select id, account_id, environment, type, created_at, occurred_at, envelope, trace_context from input order by ord
        on conflict (id) do nothing
        returning id, account_id, environment, type
      ), queued as (
        insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at)
        select ev.id, e.id, 'pending', ?
        from stored ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
-       returning 1
+       returning event_id
      ), ${STREAM_ENTRY_OF_STORED}
-     select exists (select 1 from stored) as stored, (select count(*) from queued) as queued`,
-    [event.id, accountId, event.environment, event.type, event.created_at, new Date(event.time), JSON.stringify(envelope), JSON.stringify(traceContext), now],
+     select i.ord, exists (select 1 from stored s where s.id = i.id) as stored,
+       (select count(*) from queued q where q.event_id = i.id) as queued
+     from input i`,
+    [JSON.stringify(input), now],
   );
-  const row = result.rows[0];
-  if (!row?.stored) return undefined;
-  const queued = Number(row.queued);
+  const results: (number | undefined)[] = batch.map(() => undefined);
+  let anyQueued = false;
+  for (const row of result.rows) {
+    if (!row.stored) continue;
+    const queued = Number(row.queued);
+    results[row.ord] = queued;
+    if (queued > 0) anyQueued = true;
+  }
   // Committed with the statement: the delivery worker can start at once.
-  if (queued > 0) signalWork(DELIVERIES_SIGNAL);
-  return queued;
+  if (anyQueued) signalWork(DELIVERIES_SIGNAL);
+  return results;
 }
 
 /**

@@ -17,21 +17,27 @@ export interface StreamItem {
 }
 
 /**
- * CTEs that append the event of a `stored` CTE (id, account_id, environment) to its stream, for
- * `storeAndQueue`'s one statement: the head row is bumped (locked until commit, so entries commit
- * in seq order) and the entry written with the new seq.
+ * CTEs that append the events of a `stored` CTE (id, account_id, environment) to their streams,
+ * in the order of the `input` CTE's `ord`, for `storeAndQueue`'s one statement: each scope's head
+ * row is bumped once by its count of new entries (locked until commit, so entries commit in seq
+ * order) and the entries take the seqs below the new head, in order.
  */
 export const STREAM_ENTRY_OF_STORED = `
   streamed as (
-    select id, account_id, environment from stored where environment = '${STREAMED_ENVIRONMENT}'
+    select s.id, s.account_id, s.environment,
+      row_number() over (partition by s.account_id, s.environment order by i.ord) as n,
+      count(*) over (partition by s.account_id, s.environment) as c
+    from stored s join input i on i.id = s.id
+    where s.environment = '${STREAMED_ENVIRONMENT}'
   ), head as (
     insert into notifications.stream_heads (account_id, environment, seq)
-    select account_id, environment, 1 from streamed
-    on conflict (account_id, environment) do update set seq = notifications.stream_heads.seq + 1
-    returning seq
+    select distinct account_id, environment, c from streamed
+    on conflict (account_id, environment) do update set seq = notifications.stream_heads.seq + excluded.seq
+    returning account_id, environment, seq
   ), stream_entry as (
     insert into notifications.stream_entries (account_id, environment, seq, event_id, replay)
-    select s.account_id, s.environment, head.seq, s.id, false from streamed s, head
+    select s.account_id, s.environment, h.seq - s.c + s.n, s.id, false
+    from streamed s join head h on h.account_id = s.account_id and h.environment = s.environment
     returning 1
   )`;
 

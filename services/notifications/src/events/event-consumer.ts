@@ -1,13 +1,15 @@
 import { eventSchema } from '@connectivity/contracts';
 import { context, propagation } from '@opentelemetry/api';
-import { observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
+import { createBatcher, observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
 import { z } from 'zod';
-import { storeAndQueue } from '../db/events-repository.ts';
+import { storeAndQueue, type EventToStore } from '../db/events-repository.ts';
 import { STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
 import { announceStreamGrowth } from '../stream/stream-notices.ts';
 
 /** The durable consumer's name: every notifications instance shares it, so each event is handled once. */
 export const EVENTS_DURABLE = 'notifications';
+/** Messages handled at once, and so events stored by one statement at most. */
+const CONCURRENCY = 8;
 
 const internalEventSchema = eventSchema.extend({ account_id: z.string().min(1).max(200) });
 
@@ -32,8 +34,31 @@ export interface EventConsumerOptions {
  */
 export async function startEventConsumer(options: EventConsumerOptions): Promise<Subscription> {
   const { db, logger } = options;
+  // The events of the messages handled at once are stored by one statement (and their acks go
+  // out together). A batch that fails is stored event by event, so an event that cannot be
+  // stored fails alone and the others are acked.
+  const store = createBatcher<EventToStore, number | undefined>({
+    max: CONCURRENCY,
+    run: async (batch) => {
+      try {
+        return (await storeAndQueue(db.knex, batch, new Date())).map((value) => ({ status: 'fulfilled', value }));
+      } catch (error) {
+        if (batch.length === 1) throw error;
+        // One by one, in order (so are their stream entries).
+        const outcomes: PromiseSettledResult<number | undefined>[] = [];
+        for (const one of batch) {
+          try {
+            outcomes.push({ status: 'fulfilled', value: (await storeAndQueue(db.knex, [one], new Date()))[0] });
+          } catch (reason) {
+            outcomes.push({ status: 'rejected', reason });
+          }
+        }
+        return outcomes;
+      }
+    },
+  });
   const subscription = await options.bus.subscribe(
-    { durable: EVENTS_DURABLE, filterSubjects: ['events.>'], maxDeliver: options.maxDeliver, backoffMs: options.backoffMs },
+    { durable: EVENTS_DURABLE, filterSubjects: ['events.>'], maxDeliver: options.maxDeliver, backoffMs: options.backoffMs, concurrency: CONCURRENCY },
     async (msg) => {
       const parsed = internalEventSchema.safeParse(msg.payload);
       if (!parsed.success) {
@@ -45,7 +70,7 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
       // event so its deliveries continue that trace.
       const traceContext: Record<string, string> = {};
       propagation.inject(context.active(), traceContext);
-      const queued = await storeAndQueue(db.knex, event, traceContext, new Date());
+      const queued = await store.add({ event, traceContext });
       if (queued === undefined) {
         logger.debug({ event_id: event.id }, 'event already stored');
         return;
