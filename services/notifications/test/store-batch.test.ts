@@ -48,7 +48,7 @@ describe('storeAndQueue, a batch in one statement', () => {
     const liveOne = event(live, t + 5);
     const results = await storeAndQueue(
       h.db.knex,
-      [a, theirs, b, earlier, liveOne, b, c].map((e) => ({ event: e as InternalEvent, traceContext: { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01` } })),
+      [a, theirs, b, earlier, liveOne, b, c].map((e) => ({ event: e, traceContext: { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01` } })),
       new Date(),
     );
     // Already stored, or twice in the batch: undefined, nothing queued again.
