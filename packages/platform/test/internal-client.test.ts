@@ -2,20 +2,22 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, internalContract, internalSupplyContract } from '@connectivity/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createInternalClient, encodePathSegment, pathFor, UpstreamFailure } from '../src/index.ts';
+import express from 'express';
+import request from 'supertest';
+import { createInternalClient, createLogger, encodePathSegment, errorHandler, pathFor, UpstreamFailure } from '../src/index.ts';
 
 /** A real HTTP server that records the raw request line and answers with what it is told. */
 let server: Server;
 let baseUrl: string;
 const seen: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
-let answer: { status: number; body: string | Buffer; type?: string } = { status: 200, body: '{}' };
+let answer: { status: number; body: string | Buffer; type?: string; headers?: Record<string, string> } = { status: 200, body: '{}' };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     req.resume();
     req.on('end', () => {
-      res.writeHead(answer.status, { 'content-type': answer.type ?? 'application/json' });
+      res.writeHead(answer.status, { 'content-type': answer.type ?? 'application/json', ...answer.headers });
       res.end(answer.body);
     });
   });
@@ -103,6 +105,29 @@ describe('answers', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'resource_not_found', param: 'name', message: 'No bundle x.' });
+  });
+
+  test("a refusal's Retry-After comes with its ApiError, and the error handler answers with it", async () => {
+    answer = {
+      status: 409,
+      headers: { 'retry-after': '3' },
+      body: JSON.stringify({ error: { type: 'invalid_request', code: 'idempotency_key_reused', message: 'A request with this Idempotency-Key is still in progress. Retry later.', param: 'Idempotency-Key', link: 'https://api.example.test/v1/errors/idempotency_key_reused' } }),
+    };
+    const error = await client()
+      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, identity: caller })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'idempotency_key_reused', retryAfter: '3' });
+    // Passed on by a service as its own answer (what the sandbox simulator does with inventory's).
+    const app = express();
+    app.get('/', () => {
+      throw error;
+    });
+    app.use(errorHandler({ baseUrl: 'https://api.example.test', logger: createLogger({ name: 'test', level: 'silent' }) }));
+    const passed = await request(app).get('/');
+    expect(passed.status).toBe(409);
+    expect(passed.headers['retry-after']).toBe('3');
+    expect(passed.body.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(passed.body.error.retryAfter).toBeUndefined();
   });
 
   test('an answer without an error object is a plain error, never trusted as one', async () => {

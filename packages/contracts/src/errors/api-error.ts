@@ -8,6 +8,8 @@ export type ApiErrorOptions = {
   param?: string;
   detail?: string;
   cause?: unknown;
+  /** The `Retry-After` (seconds) the answer carries, e.g. a service's as it is passed on. */
+  retryAfter?: string;
 };
 
 /** The one way to fail a request: thrown anywhere, rendered by the error middleware with `toBody`. */
@@ -18,6 +20,7 @@ export class ApiError extends Error {
   readonly type: ErrorType;
   readonly param?: string;
   readonly detail?: string;
+  readonly retryAfter?: string;
 
   constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
     super(options.message ?? DEFAULT_ERROR_MESSAGES[code], options.cause === undefined ? undefined : { cause: options.cause });
@@ -27,6 +30,7 @@ export class ApiError extends Error {
     this.type = definition.type;
     if (options.param !== undefined) this.param = options.param;
     if (options.detail !== undefined) this.detail = options.detail;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
   }
 
   /** The response body; `link` points at the error's page under `baseUrl`. */

@@ -47,6 +47,7 @@ export function errorHandler(options: { baseUrl: string; logger: Logger }): Erro
       apiError = (error instanceof Error && fromBodyParser(error)) || new ApiError('internal_error');
       if (apiError.code === 'internal_error') options.logger.error({ err: error }, 'unhandled error');
     }
+    if (apiError.retryAfter !== undefined && !res.hasHeader('retry-after')) res.setHeader('Retry-After', apiError.retryAfter);
     res.status(apiError.status).json(apiError.toBody(options.baseUrl));
   };
 }

@@ -123,8 +123,11 @@ function searchOf(query: unknown): string {
   return search.toString();
 }
 
-/** The service's error object as the same ApiError; anything else is the service failing. */
-export function errorFromResponse(service: string, status: number, body: string): Error {
+/**
+ * The service's error object as the same ApiError (with the answer's `Retry-After`, to pass on);
+ * anything else is the service failing.
+ */
+export function errorFromResponse(service: string, status: number, body: string, headers: Record<string, string> = {}): Error {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -134,7 +137,8 @@ export function errorFromResponse(service: string, status: number, body: string)
   const result = errorResponseSchema.safeParse(parsed);
   if (result.success && isErrorCode(result.data.error.code)) {
     const { code, message, param, detail } = result.data.error;
-    return new ApiError(code, { message, ...(param !== undefined && { param }), ...(detail !== undefined && { detail }) });
+    const retryAfter = headers['retry-after'];
+    return new ApiError(code, { message, ...(param !== undefined && { param }), ...(detail !== undefined && { detail }), ...(retryAfter !== undefined && { retryAfter }) });
   }
   return new Error(`${service} answered ${status} without an error object`);
 }
@@ -266,7 +270,7 @@ export function createInternalClient(options: InternalClientOptions) {
     if (response.status >= 200 && response.status < 300) {
       return { body: (response.body === '' ? undefined : JSON.parse(response.body)) as CallResult<R>, headers: response.headers };
     }
-    throw errorFromResponse(options.service, response.status, response.body);
+    throw errorFromResponse(options.service, response.status, response.body, response.headers);
   }
 
   /** A typed call of a contract route; resolves with the success body. */

@@ -31,11 +31,12 @@ export function createInventoryClient(options: { baseUrl: string; internalToken:
         return { esim: answer.body, replayed: answer.headers['idempotent-replayed'] === 'true' };
       } catch (error) {
         if (error instanceof UpstreamFailure || !isApiError(error)) throw unavailable(error);
-        // Pass inventory's answer through: same code, param, message and detail.
+        // Pass inventory's answer through: same code, param, message, detail and Retry-After.
         throw new ApiError(error.code, {
           param: error.param ?? paramOfEsimError(error.code),
           message: error.message,
           ...(error.detail !== undefined && { detail: error.detail }),
+          ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
         });
       }
     },
