@@ -1,7 +1,7 @@
 import { createLogger, onWork, type Bus } from '@connectivity/platform';
 import { createTestBus } from '@connectivity/platform/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { STREAM_NOTICE_SUBJECT, announceStreamGrowth } from '../src/stream/stream-notices.ts';
+import { STREAM_NOTICE_SUBJECT, announceStreamGrowth, flushStreamNotices } from '../src/stream/stream-notices.ts';
 
 const logger = createLogger({ name: 'stream-notices-test', level: 'silent' });
 let bus: Bus;
@@ -36,4 +36,26 @@ it('tells other instances of a burst of growth in a leading and a trailing notic
     stopLocal();
     await listening.stop();
   }
+});
+
+it('a consumer that stops tells the growth it still held at once, and nothing is sent after its bus closed', async () => {
+  const own = await createTestBus();
+  const scope = { accountId: `acct_flush${Date.now()}`, environment: 'test' as const };
+  const notices: unknown[] = [];
+  const listening = await own.listen<{ account_id: string }>(STREAM_NOTICE_SUBJECT, (notice) => {
+    if (notice.account_id === scope.accountId) notices.push(notice);
+  });
+  const warnings: string[] = [];
+  const recording = { ...logger, warn: (obj: unknown, msg?: string) => void warnings.push(msg ?? String(obj)) } as unknown as typeof logger;
+  announceStreamGrowth(own, recording, scope);
+  announceStreamGrowth(own, recording, scope);
+  flushStreamNotices(own, recording);
+  // The leading notice and the held one, well before the window's end (25 ms).
+  await sleep(5);
+  expect(notices).toHaveLength(2);
+  await listening.stop();
+  await own.close();
+  // The window was closed by the flush: its end sends nothing to the closed bus.
+  await sleep(100);
+  expect(warnings).toEqual([]);
 });

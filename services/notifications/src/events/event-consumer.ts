@@ -4,7 +4,7 @@ import { createBatcher, observeGauge, type Bus, type Database, type InternalEven
 import { z } from 'zod';
 import { storeAndQueue, type EventToStore } from '../db/events-repository.ts';
 import { STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
-import { announceStreamGrowth } from '../stream/stream-notices.ts';
+import { announceStreamGrowth, flushStreamNotices } from '../stream/stream-notices.ts';
 
 /** The durable consumer's name: every notifications instance shares it, so each event is handled once. */
 export const EVENTS_DURABLE = 'notifications';
@@ -89,6 +89,8 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
     async stop() {
       stopGauge();
       await subscription.stop();
+      // The growth it stored is told now, while the bus is still open.
+      flushStreamNotices(options.bus, logger);
     },
   };
 }

@@ -30,7 +30,12 @@ export function onStreamGrowth(scope: StreamScope, wake: () => void): () => void
 // events that is one notice per window instead of one per event (each a publish here, a
 // message to every instance and a parse there, a fifth of the consumer's work per event).
 const NOTICE_WINDOW_MS = 25;
-const windows = new WeakMap<Bus, Map<string, { grewAgain: boolean }>>();
+interface NoticeWindow {
+  scope: StreamScope;
+  grewAgain: boolean;
+  timer: NodeJS.Timeout;
+}
+const windows = new WeakMap<Bus, Map<string, NoticeWindow>>();
 
 /** Tells the streams of every instance that the scope's stream grew (after the commit that grew it). */
 export function announceStreamGrowth(bus: Bus, logger: Logger, scope: StreamScope): void {
@@ -49,18 +54,44 @@ export function announceStreamGrowth(bus: Bus, logger: Logger, scope: StreamScop
   noticeOthers(bus, logger, scope, open, name);
 }
 
-/** Sends the scope's notice now and opens its window; a growth within it is noticed at its end. */
-function noticeOthers(bus: Bus, logger: Logger, scope: StreamScope, open: Map<string, { grewAgain: boolean }>, name: string): void {
-  const notice: StreamNotice = { from: INSTANCE, account_id: scope.accountId, environment: scope.environment };
-  bus.notify(STREAM_NOTICE_SUBJECT, notice).catch((error: unknown) => {
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream notice not sent; other instances see the events at their next poll');
-  });
-  const window = { grewAgain: false };
-  open.set(name, window);
-  setTimeout(() => {
+/**
+ * Sends the notices still held for the end of their window now, and closes every window: for a
+ * consumer that stops, before its bus closes (a window ending after that would notify a closed bus).
+ */
+export function flushStreamNotices(bus: Bus, logger: Logger): void {
+  const open = windows.get(bus);
+  if (!open) return;
+  for (const [name, window] of open) {
+    clearTimeout(window.timer);
     open.delete(name);
-    if (window.grewAgain) noticeOthers(bus, logger, scope, open, name);
-  }, NOTICE_WINDOW_MS).unref();
+    if (window.grewAgain) send(bus, logger, window.scope);
+  }
+}
+
+/** Sends the scope's notice now and opens its window; a growth within it is noticed at its end. */
+function noticeOthers(bus: Bus, logger: Logger, scope: StreamScope, open: Map<string, NoticeWindow>, name: string): void {
+  send(bus, logger, scope);
+  const window: NoticeWindow = {
+    scope,
+    grewAgain: false,
+    timer: setTimeout(() => {
+      open.delete(name);
+      if (window.grewAgain) noticeOthers(bus, logger, scope, open, name);
+    }, NOTICE_WINDOW_MS).unref(),
+  };
+  open.set(name, window);
+}
+
+function send(bus: Bus, logger: Logger, scope: StreamScope): void {
+  const notice: StreamNotice = { from: INSTANCE, account_id: scope.accountId, environment: scope.environment };
+  const warn = (error: unknown) =>
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream notice not sent; other instances see the events at their next poll');
+  try {
+    bus.notify(STREAM_NOTICE_SUBJECT, notice).catch(warn);
+  } catch (error) {
+    // A bus refuses synchronously once closed.
+    warn(error);
+  }
 }
 
 /** Hears the other instances' notices and wakes this instance's streams of their scope. */
