@@ -33,6 +33,23 @@ function recorder(fail: (msg: BusMessage) => boolean = () => false) {
   return { received, handler, ids };
 }
 
+/** A handler that records the messages it starts and holds each until `release`; counts how many run at once. */
+function gated() {
+  let active = 0;
+  let maxActive = 0;
+  const started: string[] = [];
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const handler: MessageHandler = async (msg) => {
+    active += 1;
+    maxActive = Math.max(maxActive, active);
+    started.push(msg.id);
+    await gate;
+    active -= 1;
+  };
+  return { handler, started, release: () => release(), active: () => active, maxActive: () => maxActive };
+}
+
 const payload = (n: number) => ({ n, nested: { list: [1, 'two', null], flag: true } });
 
 describe.each(adapters)('bus (%s)', (kind) => {
@@ -223,18 +240,9 @@ describe.each(adapters)('bus (%s)', (kind) => {
 
   it('delivers to one durable one message at a time, in order, and keeps durables independent', async () => {
     await freshBus();
-    let active = 0;
-    let maxActive = 0;
-    const order: string[] = [];
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    await subscribe({ durable: 'slow', filterSubjects: ['events.test.>'] }, async (msg) => {
-      active += 1;
-      maxActive = Math.max(maxActive, active);
-      order.push(msg.id);
-      await gate;
-      active -= 1;
-    });
+    const slow = gated();
+    const order = slow.started;
+    await subscribe({ durable: 'slow', filterSubjects: ['events.test.>'] }, slow.handler);
     const fast = recorder();
     await subscribe({ durable: 'fast', filterSubjects: ['events.test.>'] }, fast.handler);
 
@@ -243,37 +251,27 @@ describe.each(adapters)('bus (%s)', (kind) => {
     // The fast durable gets everything while the slow one is still stuck on its first message.
     await waitFor('the fast durable', () => fast.received.length === 4);
     expect(order).toEqual(['evt_1']);
-    release();
-    await waitFor('the slow durable', () => order.length === 4 && active === 0);
+    slow.release();
+    await waitFor('the slow durable', () => order.length === 4 && slow.active() === 0);
     expect(order).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
-    expect(maxActive).toBe(1);
+    expect(slow.maxActive()).toBe(1);
   });
 
   it('with concurrency, starts handlers for pulled messages in order, at most that many at once, and acks them all', async () => {
     await freshBus();
-    let active = 0;
-    let maxActive = 0;
-    const started: string[] = [];
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const handler: MessageHandler = async (msg) => {
-      active += 1;
-      maxActive = Math.max(maxActive, active);
-      started.push(msg.id);
-      await gate;
-      active -= 1;
-    };
-    const sub = await bus.subscribe({ durable: 'wide', filterSubjects: ['events.test.>'], concurrency: 3 }, handler);
+    const wide = gated();
+    const started = wide.started;
+    const sub = await bus.subscribe({ durable: 'wide', filterSubjects: ['events.test.>'], concurrency: 3 }, wide.handler);
     for (const n of [1, 2, 3, 4, 5]) await bus.publish({ id: `evt_${n}`, subject: 'events.test.esim.released', payload: payload(n) });
     // The in-process bus delivers one at a time whatever `concurrency` says.
     const expected = kind === 'jetstream' ? 3 : 1;
     await waitFor('handlers started', () => started.length === expected);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toEqual(['evt_1', 'evt_2', 'evt_3'].slice(0, expected));
-    release();
-    await waitFor('every message handled', () => started.length === 5 && active === 0);
+    wide.release();
+    await waitFor('every message handled', () => started.length === 5 && wide.active() === 0);
     expect(started).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
-    expect(maxActive).toBe(expected);
+    expect(wide.maxActive()).toBe(expected);
     await sub.stop();
     // All acked: the durable resumed gets nothing again.
     const again = recorder();
