@@ -282,6 +282,28 @@ describe.each(adapters)('bus (%s)', (kind) => {
     expect(again.ids()).toEqual(['evt_6']);
   });
 
+  it('with concurrency, stop waits for every handler under way, and their messages are acked', async () => {
+    await freshBus();
+    const wide = gated();
+    const sub = await bus.subscribe({ durable: 'stopping', filterSubjects: ['events.test.>'], concurrency: 3 }, wide.handler);
+    for (const n of [1, 2, 3]) await bus.publish({ id: `evt_${n}`, subject: 'events.test.esim.released', payload: payload(n) });
+    await waitFor('a handler started', () => wide.started.length >= 1);
+    let stopped = false;
+    const stopping = sub.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toBe(false);
+    wide.release();
+    await stopping;
+    expect(wide.active()).toBe(0);
+    // What was handled was acked: resumed, the durable never gets it again.
+    const again = recorder();
+    await subscribe({ durable: 'stopping', filterSubjects: ['events.test.>'] }, again.handler);
+    await bus.publish({ id: 'evt_4', subject: 'events.test.esim.released', payload: payload(4) });
+    await waitFor('the next message', () => again.ids().includes('evt_4'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(again.ids().filter((id) => wide.started.includes(id))).toEqual([]);
+  });
+
   it('refuses subjects outside events./dead., wildcards in publish, and mixed filter spaces', async () => {
     await freshBus();
     await expect(bus.publish({ id: 'x', subject: 'orders.created', payload: null })).rejects.toThrow();

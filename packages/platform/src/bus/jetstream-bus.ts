@@ -261,18 +261,25 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
           try {
             messages = await consumer.consume({ max_messages: PULL_BATCH });
             if (abort.signal.aborted) await messages.close();
+            // Handlers under way (never rejecting) are waited for however the iteration ends, so
+            // `stop` resolves only once none is left to ack on a closing connection.
             const running = new Set<Promise<void>>();
-            for await (const m of messages) {
-              // Messages pulled ahead of a stop go straight back to the server for another subscriber.
-              if (abort.signal.aborted) {
-                m.nak();
-                continue;
+            try {
+              for await (const m of messages) {
+                // Messages pulled ahead of a stop go straight back to the server for another subscriber.
+                if (abort.signal.aborted) {
+                  m.nak();
+                  continue;
+                }
+                const handled: Promise<void> = handle(m, o, handler as MessageHandler, matches)
+                  .catch((err: unknown) => report(err, `handle ${o.durable}`))
+                  .finally(() => running.delete(handled));
+                running.add(handled);
+                if (running.size >= o.concurrency) await Promise.race(running);
               }
-              const handled = handle(m, o, handler as MessageHandler, matches).finally(() => running.delete(handled));
-              running.add(handled);
-              if (running.size >= o.concurrency) await Promise.race(running);
+            } finally {
+              await Promise.all(running);
             }
-            await Promise.all(running);
           } catch (err) {
             if (!abort.signal.aborted) report(err, `consume ${o.durable}`);
           }
