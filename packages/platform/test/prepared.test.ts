@@ -37,4 +37,21 @@ describe.each(testDatabaseBackends())('runPrepared on $kind', ({ create }) => {
     await expect(runPrepared(db.knex, 'insert into prepared_items (id, n) values (?, ?)', ['c', null])).rejects.toMatchObject({ code: '23502' });
     expect((await insert('c', 4)).rowCount).toBe(1);
   });
+
+  test('identifiers (`??`), an escaped `\\?`, dates and raw values go through knex as before; an undefined binding is refused', async () => {
+    const named = await runPrepared<{ id: string }>(db.knex, 'select ?? as id from prepared_items where id = ?', ['id', 'a']);
+    expect(named.rows).toEqual([{ id: 'a' }]);
+    const question = await runPrepared<{ text: string }>(db.knex, "select '\\?' || ? as text", ['!']);
+    expect(question.rows).toEqual([{ text: '?!' }]);
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    const dated = await runPrepared<{ at: Date }>(db.knex, 'select ?::timestamptz as at', [at]);
+    expect(dated.rows[0]?.at.toISOString()).toBe(at.toISOString());
+    const raw = await runPrepared<{ n: number }>(db.knex, 'select ? + 1 as n', [db.knex.raw('41')]);
+    expect(raw.rows).toEqual([{ n: 42 }]);
+    await expect(runPrepared(db.knex, 'select ? as x', [undefined as unknown as string])).rejects.toThrow(/Undefined binding/);
+  });
+
+  test('the same text with another number of bindings than placeholders is refused, not sent', async () => {
+    await expect(runPrepared(db.knex, 'select ? as x', ['a', 'b'])).rejects.toThrow(/Expected 2 bindings, saw 1/);
+  });
 });
