@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runMigrations } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/types.ts';
-import { answerInTransaction, createLogger, createServiceApp, idempotencyMigration, newId, oneStatement, recordIdempotentAnswerIn } from '../src/index.ts';
+import { answerInTransaction, createLogger, createServiceApp, idempotencyMigration, idempotencyStore, newId, oneStatement, recordIdempotentAnswerIn } from '../src/index.ts';
 import { testDatabaseBackends } from '../src/testing/database.ts';
 
 const TOKEN = 'an-internal-token-of-some-length';
@@ -214,5 +214,80 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
     await request(app).post('/things').set(rest).send({ name });
     await request(app).post('/things').set(rest).send({ name });
     expect(await things(name)).toHaveLength(2);
+  });
+
+  test('concurrent first uses of many keys (group-committed claims, duplicates among them) make one change per key', async () => {
+    const keyId = newId('apiKey');
+    const names = Array.from({ length: 6 }, () => newId('request'));
+    // Each key sent three times at once, interleaved: the claims go out in shared statements.
+    const sent = names.flatMap((name, i) => [0, 1, 2].map(() => ({ name, key: `key-batch-${i}` })));
+    const responses = await Promise.all(sent.map(({ name, key }) => post('/things', keyId, key, name)));
+    for (const name of names) expect(await things(name)).toHaveLength(1);
+    for (const res of responses) {
+      if (res.status === 201) continue;
+      expect(res.status).toBe(409);
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    // And again once done: each key replays its one answer.
+    const replays = await Promise.all(names.map((name, i) => post('/things', keyId, `key-batch-${i}`, name)));
+    for (const res of replays) expect(res.headers['idempotent-replayed']).toBe('true');
+  });
+});
+
+describe.each(testDatabaseBackends())('claimMany on $kind', ({ create }) => {
+  let db: Database;
+  const store = idempotencyStore(`${SCHEMA}.idempotency_records`);
+  beforeAll(async () => {
+    db = await create();
+    await runMigrations(db.knex, { schema: SCHEMA, migrations: { '0002_idempotency': idempotencyMigration(SCHEMA) } });
+  }, 60_000);
+  afterAll(() => db?.close());
+
+  const input = (keyId: string, idempotencyKey: string, fingerprint = 'fp') => ({
+    keyId,
+    idempotencyKey,
+    fingerprint,
+    claimId: newId('request'),
+    leaseMs: 60_000,
+    retentionMs: 86_400_000,
+  });
+
+  test('claims new keys, expired records and abandoned claims of the same request in one statement, and leaves every other key to `claim`', async () => {
+    const keyId = newId('apiKey');
+    const completed = input(keyId, 'completed');
+    const running = input(keyId, 'running');
+    const expired = input(keyId, 'expired');
+    const abandoned = input(keyId, 'abandoned');
+    const abandonedOther = input(keyId, 'abandoned-other');
+    for (const earlier of [completed, running, expired, abandoned, abandonedOther]) expect(await store.claim(db.knex, earlier)).toEqual({ kind: 'claimed' });
+    expect(await store.complete(db.knex, completed, { status: 201, headers: {}, body: '{}' })).toBe(true);
+    const table = `${SCHEMA}.idempotency_records`;
+    await db.knex.table(table).where({ key_id: keyId, idempotency_key: 'expired' }).update({ expires_at: db.knex.raw("now() - interval '1 second'") });
+    await db.knex
+      .table(table)
+      .whereIn('idempotency_key', ['abandoned', 'abandoned-other'])
+      .andWhere({ key_id: keyId })
+      .update({ locked_until: db.knex.raw("now() - interval '1 second'") });
+
+    const batch = [
+      input(keyId, 'new-1'),
+      input(keyId, 'completed'),
+      input(keyId, 'running'),
+      input(keyId, 'expired'),
+      input(keyId, 'abandoned'),
+      input(keyId, 'abandoned-other', 'another request'),
+      input(keyId, 'new-2'),
+    ];
+    expect(await store.claimMany(db.knex, batch)).toEqual([{ kind: 'claimed' }, undefined, undefined, { kind: 'claimed' }, { kind: 'claimed' }, undefined, { kind: 'claimed' }]);
+    const rows = await db.knex.table(table).where({ key_id: keyId }).select('idempotency_key', 'claim_id', 'status');
+    const byKey = Object.fromEntries(rows.map((row: { idempotency_key: string; claim_id: string; status: string }) => [row.idempotency_key, row]));
+    for (const index of [0, 3, 4, 6]) expect(byKey[batch[index]?.idempotencyKey ?? '']).toMatchObject({ claim_id: batch[index]?.claimId, status: 'in_progress' });
+    expect(byKey.completed).toMatchObject({ claim_id: completed.claimId, status: 'completed' });
+    expect(byKey.running).toMatchObject({ claim_id: running.claimId });
+    expect(byKey['abandoned-other']).toMatchObject({ claim_id: abandonedOther.claimId });
+    // What was left undecided, `claim` decides as ever.
+    expect(await store.claim(db.knex, batch[1] as ReturnType<typeof input>)).toMatchObject({ kind: 'replay' });
+    expect(await store.claim(db.knex, batch[2] as ReturnType<typeof input>)).toEqual({ kind: 'in_progress' });
+    expect(await store.claim(db.knex, batch[5] as ReturnType<typeof input>)).toEqual({ kind: 'mismatch' });
   });
 });

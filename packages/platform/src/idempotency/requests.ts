@@ -7,7 +7,10 @@ import type { OneStatement } from '../db/one-statement.ts';
 import type { Logger } from '../logger.ts';
 import { domainMetrics } from '../telemetry/metrics.ts';
 import { requestFingerprint } from './fingerprint.ts';
-import { isReplayable, type ClaimRef, type IdempotencyStore, type StoredResponse } from './store.ts';
+import { groupCommit } from '../work/batcher.ts';
+import { isReplayable, type ClaimInput, type ClaimOutcome, type ClaimRef, type IdempotencyStore, type StoredResponse } from './store.ts';
+
+const MAX_CLAIM_BATCH = 32;
 
 /**
  * Seals answers at rest (they may show a secret once, such as a webhook signing secret); the
@@ -116,6 +119,14 @@ export interface IdempotentRequestsOptions {
  */
 export function idempotentRequests(options: IdempotentRequestsOptions): RequestHandler {
   const { db, store } = options;
+  // The claims of requests that arrive while one is being written share the next round trip.
+  const claims = groupCommit<ClaimInput, ClaimOutcome>({
+    name: `idempotency claim (${store.table})`,
+    max: MAX_CLAIM_BATCH,
+    keyOf: (input) => `${input.keyId}\u0000${input.idempotencyKey}`,
+    one: (input) => store.claim(db, input),
+    many: (inputs) => store.claimMany(db, inputs),
+  });
   return async (req, res, next) => {
     const idempotencyKey = req.get('idempotency-key');
     const keyId = req.get(INTERNAL_HEADERS.keyId);
@@ -125,7 +136,7 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
     }
     try {
       const ref: ClaimRef = { keyId, idempotencyKey, claimId: randomUUID() };
-      const outcome = await store.claim(db, {
+      const outcome = await claims.add({
         ...ref,
         fingerprint: requestFingerprint(req.method, req.originalUrl, rawBodyOf(req)),
         leaseMs: options.leaseMs,

@@ -46,6 +46,14 @@ const whereClaim = (ref: ClaimRef) => ({ key_id: ref.keyId, idempotency_key: ref
  * service that changes state keeps one written in the same transaction as the change.
  */
 export function idempotencyStore(table: string) {
+  // A new key is inserted; an expired record, or an abandoned claim (lease over) of the same
+  // request, is taken over; any other existing row stays as it is.
+  const claimUpsert = `on conflict (key_id, idempotency_key) do update set
+       fingerprint = excluded.fingerprint, claim_id = excluded.claim_id, status = 'in_progress',
+       response_status = null, response_headers = null, response_body = null, created_at = now(),
+       locked_until = excluded.locked_until, expires_at = excluded.expires_at
+     where r.expires_at <= now()
+        or (r.status = 'in_progress' and r.locked_until <= now() and r.fingerprint = excluded.fingerprint)`;
   const renew = async (db: Knex, ref: ClaimRef, leaseMs: number): Promise<void> => {
     await db
       .table(table)
@@ -79,12 +87,7 @@ export function idempotencyStore(table: string) {
           db,
           `insert into ${table} as r (key_id, idempotency_key, fingerprint, claim_id, status, locked_until, expires_at)
            values (?, ?, ?, ?, 'in_progress', now() + ? * interval '1 millisecond', now() + ? * interval '1 millisecond')
-           on conflict (key_id, idempotency_key) do update set
-             fingerprint = excluded.fingerprint, claim_id = excluded.claim_id, status = 'in_progress',
-             response_status = null, response_headers = null, response_body = null, created_at = now(),
-             locked_until = excluded.locked_until, expires_at = excluded.expires_at
-           where r.expires_at <= now()
-              or (r.status = 'in_progress' and r.locked_until <= now() and r.fingerprint = excluded.fingerprint)
+           ${claimUpsert}
            returning r.key_id`,
           [input.keyId, input.idempotencyKey, input.fingerprint, input.claimId, input.leaseMs, input.retentionMs],
         );
@@ -103,6 +106,35 @@ export function idempotencyStore(table: string) {
         };
       }
       return { kind: 'in_progress' };
+    },
+
+    /**
+     * `claim` for several keys, all different, in ONE statement: 'claimed' for each key it
+     * claimed, undefined for the others (a duplicate, a replay, or a row committed after the
+     * statement's snapshot), which `claim` then decides. Rows are written in key order, so two
+     * batches that share keys lock them in the same order and never deadlock.
+     */
+    async claimMany(db: Knex, inputs: readonly ClaimInput[]): Promise<({ kind: 'claimed' } | undefined)[]> {
+      const rows = inputs.map((input) => ({
+        key_id: input.keyId,
+        idempotency_key: input.idempotencyKey,
+        fingerprint: input.fingerprint,
+        claim_id: input.claimId,
+        lease_ms: input.leaseMs,
+        retention_ms: input.retentionMs,
+      }));
+      const { rows: claimed } = await runPrepared<{ claim_id: string }>(
+        db,
+        `insert into ${table} as r (key_id, idempotency_key, fingerprint, claim_id, status, locked_until, expires_at)
+         select key_id, idempotency_key, fingerprint, claim_id, 'in_progress', now() + lease_ms * interval '1 millisecond', now() + retention_ms * interval '1 millisecond'
+         from jsonb_to_recordset(?::jsonb) as i(key_id text, idempotency_key text, fingerprint text, claim_id text, lease_ms bigint, retention_ms bigint)
+         order by key_id, idempotency_key
+         ${claimUpsert}
+         returning r.claim_id`,
+        [JSON.stringify(rows)],
+      );
+      const won = new Set(claimed.map((row) => row.claim_id));
+      return inputs.map((input) => (won.has(input.claimId) ? { kind: 'claimed' as const } : undefined));
     },
 
     /** Stores the answer; only the holder of a claim still in progress may. True when it did. */
