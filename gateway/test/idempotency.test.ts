@@ -2,6 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFingerprint } from '@connectivity/platform';
 import { gatewayIdempotency } from '../src/index.ts';
+import { keyReservations, reserveIdempotencyKeys } from '../src/db/idempotency-repository.ts';
 import { expectError, expectStandardHeaders } from './support/common-route-tests.ts';
 import { bearer, freePort, idem, startHarness, type Harness } from './support/harness.ts';
 
@@ -104,6 +105,59 @@ describe('conflicts', () => {
         if (res.status !== 201) expect(res.body.error.code).toBe('idempotency_key_reused');
       }
     }
+  });
+});
+
+describe('reservations, group-committed', () => {
+  const input = (keyId: string, idempotencyKey: string, fingerprint: string) => ({ keyId, idempotencyKey, fingerprint, retentionMs: 86_400_000 });
+
+  it('one statement notes new keys and expired ones, and tells the same request from another for the rest', async () => {
+    const a = await h.account();
+    const used = idem();
+    const expired = idem();
+    const [first] = await reserveIdempotencyKeys(h.db.knex, [input(a.testKeyId, used, 'fp-1')]);
+    expect(first).toBe('first_use');
+    await reserveIdempotencyKeys(h.db.knex, [input(a.testKeyId, expired, 'fp-old')]);
+    await records(a.testKeyId, expired).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    const fresh = idem();
+    expect(
+      await reserveIdempotencyKeys(h.db.knex, [
+        input(a.testKeyId, used, 'fp-1'),
+        input(a.testKeyId, fresh, 'fp-2'),
+        input(a.testKeyId, expired, 'fp-3'),
+        input(a.testKeyId, idem(), 'fp-4'),
+      ]),
+    ).toEqual(['same_request', 'first_use', 'first_use', 'first_use']);
+    expect(await reserveIdempotencyKeys(h.db.knex, [input(a.testKeyId, used, 'fp-other'), input(a.testKeyId, fresh, 'fp-2')])).toEqual(['other_request', 'same_request']);
+    expect((await records(a.testKeyId, expired))[0]).toMatchObject({ fingerprint: 'fp-3' });
+  });
+
+  it('reservations made at once share a statement; a key twice among them is first use once', async () => {
+    const a = await h.account();
+    const reservations = keyReservations(h.db.knex);
+    const keys = [idem(), idem(), idem()];
+    const outcomes = await Promise.all([
+      reservations.reserve(input(a.testKeyId, keys[0] ?? '', 'fp-a')),
+      reservations.reserve(input(a.testKeyId, keys[1] ?? '', 'fp-b')),
+      reservations.reserve(input(a.testKeyId, keys[0] ?? '', 'fp-a')),
+      reservations.reserve(input(a.testKeyId, keys[2] ?? '', 'fp-c')),
+      reservations.reserve(input(a.testKeyId, keys[1] ?? '', 'fp-other')),
+    ]);
+    expect(outcomes).toEqual(['first_use', 'first_use', 'same_request', 'first_use', 'other_request']);
+  });
+
+  it('concurrent orders under many keys, each sent three times at once: one order per key', async () => {
+    const a = await h.account();
+    const keys = Array.from({ length: 8 }, () => idem());
+    const before = h.upstream.orders();
+    const responses = await Promise.all(keys.flatMap((key) => [0, 1, 2].map(() => order(a.test, key).then((res) => ({ key, res })))));
+    expect(h.upstream.orders() - before).toBe(keys.length);
+    for (const key of keys) {
+      const created = responses.filter((entry) => entry.key === key && entry.res.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((entry) => (entry.res.body as { id: string }).id)).size).toBe(1);
+    }
+    for (const { res } of responses) if (res.status !== 201) expect(res.body.error.code).toBe('idempotency_key_reused');
   });
 });
 

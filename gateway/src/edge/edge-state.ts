@@ -1,5 +1,6 @@
 import type { ServiceRuntime } from '@connectivity/platform';
 import type { Config } from '../config.ts';
+import { keyReservations, type KeyReservations } from '../db/idempotency-repository.ts';
 import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../keys/key-cache.ts';
 import { KeyUse } from '../keys/key-use.ts';
 import { RequestLog } from '../request-log/request-log.ts';
@@ -8,7 +9,8 @@ import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate
 /**
  * What the edge keeps in process so a request needs no database round trip in steady state: the
  * key cache (with the bus notices that keep every instance's copy right), the key-use
- * bookkeeping, the request log's buffer, and the rate limiter.
+ * bookkeeping, the request log's buffer, the rate limiter, and the batcher of idempotency-key
+ * reservations.
  */
 export interface EdgeState {
   keys: KeyCache;
@@ -16,6 +18,8 @@ export interface EdgeState {
   /** The per-account request log's buffer, written in batches. */
   requestLog: RequestLog;
   rateLimiter: RateLimiter;
+  /** Idempotency keys noted against the request they were first used for, group-committed. */
+  reservations: KeyReservations;
   /** Announces a key or account change to every instance (this one first). */
   keysChanged: (notice: KeyChangeNotice) => void;
   stop(): Promise<void>;
@@ -54,6 +58,7 @@ export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeSt
     keyUse,
     requestLog,
     rateLimiter,
+    reservations: keyReservations(runtime.db.knex),
     keysChanged: keyChangeNotifier(runtime.bus, keys, runtime.logger),
     async stop() {
       await listening;

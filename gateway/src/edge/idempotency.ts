@@ -1,7 +1,6 @@
 import { ApiError } from '@connectivity/contracts';
 import { domainMetrics, keyReused, requestFingerprint } from '@connectivity/platform';
-import type { Knex } from 'knex';
-import { reserveIdempotencyKey } from '../db/idempotency-repository.ts';
+import type { KeyReservations } from '../db/idempotency-repository.ts';
 
 const MIN_LENGTH = 8;
 const MAX_LENGTH = 128;
@@ -39,8 +38,8 @@ export interface IdempotentCall {
  * The edge used to claim and store answers itself as well: two more writes per call, which cost
  * about a third of the order path's CPU, for replays the owning service gives anyway.
  */
-export async function checkIdempotencyKey(db: Knex, call: IdempotentCall, retentionMs: number): Promise<void> {
-  const reservation = await reserveIdempotencyKey(db, {
+export async function checkIdempotencyKey(reservations: KeyReservations, call: IdempotentCall, retentionMs: number): Promise<void> {
+  const reservation = await reservations.reserve({
     keyId: call.keyId,
     idempotencyKey: call.idempotencyKey,
     fingerprint: requestFingerprint(call.method, call.pathWithQuery, call.body),

@@ -148,7 +148,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
 
   // 9 and 10. Idempotency, then the owning service (or the gateway itself).
   if (idempotencyKey !== undefined) {
-    await checkIdempotencyKey(deps.knex, { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw }, deps.idempotency.retentionMs);
+    await checkIdempotencyKey(deps.edge.reservations, { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw }, deps.idempotency.retentionMs);
   }
   const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
   let response: ForwardedResponse;
