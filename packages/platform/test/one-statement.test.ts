@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { oneStatement } from '../src/db/one-statement.ts';
+import { oneStatement, statementBatcher } from '../src/db/one-statement.ts';
 import type { Database } from '../src/db/types.ts';
 import { testDatabaseBackends } from '../src/testing/database.ts';
 
@@ -98,5 +98,52 @@ describe.each(testDatabaseBackends())('oneStatement on $kind', ({ create }) => {
     await Promise.resolve();
     expect(committed).toEqual(['in-trx']);
     expect(await db.knex('os_parents').whereIn('id', ['rolled-back', 'in-trx']).pluck('id')).toEqual(['in-trx']);
+  });
+
+  describe('statementBatcher', () => {
+    /** A parent and its child, the child's insert required (it always writes a row), `claim` completed when given. */
+    const change = (id: string, committed: string[], claim?: string) => {
+      const statement = oneStatement();
+      statement.add(db.knex('os_parents').insert({ id, marks: [1], doc: '{}' }));
+      statement.require(db.knex('os_children').insert({ id: `${id}-child`, parent_id: id }), () => new Error('never'));
+      if (claim !== undefined) statement.require(db.knex('os_claims').where({ id: claim, status: 'in_progress' }).update({ status: 'completed' }), () => new Error(`claim ${claim} lost`));
+      statement.afterCommit(() => committed.push(id));
+      return statement;
+    };
+    /** The transaction each parent row was written in. */
+    const writtenBy = async (ids: string[]) =>
+      Object.fromEntries(
+        (await db.knex('os_parents').whereIn('id', ids).select('id', db.knex.raw('xmin::text as xmin'))).map((row: { id: string; xmin: string }) => [row.id, row.xmin]),
+      );
+
+    test('statements of the same text sent at once are ONE statement (one transaction); others go alongside', async () => {
+      const batcher = statementBatcher(db.knex, { name: 'test', max: 10 });
+      const committed: string[] = [];
+      const other = oneStatement();
+      other.add(db.knex('os_claims').insert({ id: 'batch-other', status: 'in_progress' }));
+      other.afterCommit(() => committed.push('batch-other'));
+      await Promise.all([...['b1', 'b2', 'b3'].map((id) => batcher.run(change(id, committed))), batcher.run(other)]);
+      expect(committed.sort()).toEqual(['b1', 'b2', 'b3', 'batch-other']);
+      const xmins = await writtenBy(['b1', 'b2', 'b3']);
+      expect(new Set(Object.values(xmins)).size).toBe(1);
+      expect(await db.knex('os_children').whereIn('parent_id', ['b1', 'b2', 'b3']).count<{ count: string }[]>({ count: '*' })).toEqual([{ count: '3' }]);
+      expect(await db.knex('os_claims').where({ id: 'batch-other' }).first()).toBeDefined();
+    });
+
+    test('a statement that fails in the merged one fails alone: the others are run alone and commit', async () => {
+      await db.knex('os_claims').insert([{ id: 'batch-held-1', status: 'in_progress' }, { id: 'batch-held-2', status: 'in_progress' }]);
+      const batcher = statementBatcher(db.knex, { name: 'test', max: 10 });
+      const committed: string[] = [];
+      const outcomes = await Promise.allSettled([
+        batcher.run(change('f1', committed, 'batch-held-1')),
+        batcher.run(change('f2', committed, 'batch-lost')),
+        batcher.run(change('f3', committed, 'batch-held-2')),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error('claim batch-lost lost'));
+      expect(committed.sort()).toEqual(['f1', 'f3']);
+      expect(Object.keys(await writtenBy(['f1', 'f2', 'f3'])).sort()).toEqual(['f1', 'f3']);
+      expect(await db.knex('os_claims').whereIn('id', ['batch-held-1', 'batch-held-2']).pluck('status')).toEqual(['completed', 'completed']);
+    });
   });
 });

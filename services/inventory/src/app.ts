@@ -1,5 +1,5 @@
 import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, tsRestOptions, type Logger, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, tsRestOptions, type Logger, type ServiceRuntime } from '@connectivity/platform';
 import type { Express } from 'express';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import type { Config } from './config.ts';
@@ -25,12 +25,14 @@ export function createApp(deps: AppDeps): Express {
   const knex = deps.db.knex;
   const catalogue = catalogueClientFromConfig(config, logger);
   const cursors = createCursorCodec(config.CURSOR_SECRET);
+  // Sandbox orders that arrive while one is being written share the next statement.
+  const orders = statementBatcher(knex, { name: 'sandbox orders', max: 16 });
 
   return createServiceApp({
     ...serviceFrame(deps),
     idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
-      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors }), app, tsRestOptions);
+      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors, orders }), app, tsRestOptions);
       createExpressEndpoints(contract.testClocks, testClockRouter({ knex, logger, cursors }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);

@@ -1,5 +1,5 @@
 import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, oneStatement, recordIdempotentAnswerIn, signalWork, type Logger } from '@connectivity/platform';
+import { newId, oneStatement, recordIdempotentAnswerIn, signalWork, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { accountRepository, defaultAccount } from '../db/account-repository.ts';
@@ -20,6 +20,8 @@ export interface PlaceOrderDeps {
   catalogue: CatalogueClient;
   logger: Logger;
   now?: () => Date;
+  /** Group commit of the statements of sandbox orders (each its own statement otherwise). */
+  orders?: StatementBatcher;
 }
 
 // Sandbox ICCIDs are random: a collision with an existing one is all but impossible, but if it
@@ -93,7 +95,7 @@ export async function placeOrder(
       return { esims, order };
     };
 
-    /** Writes the order made at `at` as ONE statement on `db` (see `oneStatement`). */
+    /** Writes the order made at `at` as ONE statement on `db` (see `oneStatement`), or in one with other orders' (`deps.orders`). */
     const write = async (db: Knex, at: Date): Promise<Order> => {
       const made = build(Math.floor(at.getTime() / 1000));
       const statement = oneStatement();
@@ -121,7 +123,9 @@ export async function placeOrder(
       );
       // The answer commits with the order: a retry with the same key gets this order back.
       recordIdempotentAnswerIn(statement, db, 201, made.order);
-      await statement.run(db);
+      // Its writes are inserts and the update of its own claim: it may share a statement with
+      // other orders' (no row is written by two of them).
+      await (deps.orders && !db.isTransaction ? deps.orders.run(statement) : statement.run(db));
       return made.order;
     };
 
