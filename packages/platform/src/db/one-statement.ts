@@ -38,13 +38,15 @@ export interface OneStatement {
 interface CompiledWrites {
   writes: { sql: string; required: boolean }[];
   bindings: Knex.RawBinding[];
+  /** The text of these writes as a statement of their own. */
+  text: string;
 }
 
 /**
  * The writes of one or more statements as one: each a CTE `w<n>`, numbered across all of them,
  * and a check per required write.
  */
-function statementText(statements: readonly CompiledWrites[]): string {
+function statementText(statements: readonly Pick<CompiledWrites, 'writes'>[]): string {
   const parts: string[] = [];
   const checks: string[] = [];
   for (const write of statements.flatMap((statement) => statement.writes)) {
@@ -72,12 +74,13 @@ export function oneStatement(): OneStatement {
     afterCommit: (fn) => void committed.push(fn),
     compile() {
       if (compiledOnce?.count === writes.length) return compiledOnce.compiled;
-      const compiled: CompiledWrites = { writes: [], bindings: [] };
+      const compiled: CompiledWrites = { writes: [], bindings: [], text: '' };
       for (const write of writes) {
         const query = write.query.toSQL();
         compiled.writes.push({ sql: query.sql, required: write.refusal !== undefined });
         compiled.bindings.push(...query.bindings.map(asRawBinding));
       }
+      compiled.text = statementText([compiled]);
       // Writes are only ever added: the same count is the same writes.
       compiledOnce = { count: writes.length, compiled };
       return compiled;
@@ -90,7 +93,7 @@ export function oneStatement(): OneStatement {
       const compiled = this.compile();
       try {
         // The same kind of change sends the same text: prepared once per connection.
-        await runPrepared(db, statementText([compiled]), compiled.bindings);
+        await runPrepared(db, compiled.text, compiled.bindings);
       } catch (error) {
         const failed = REQUIREMENT_ERROR.exec((error as { message?: string } | null)?.message ?? '');
         const refusal = failed ? writes[Number(failed[1])]?.refusal : undefined;
@@ -142,9 +145,8 @@ export function statementBatcher(db: Knex, options: { max: number; name: string 
       const groups = new Map<string, { index: number; compiled: CompiledWrites }[]>();
       for (const [index, statement] of statements.entries()) {
         const compiled = statement.compile();
-        const text = statementText([compiled]);
-        const group = groups.get(text) ?? [];
-        groups.set(text, group);
+        const group = groups.get(compiled.text) ?? [];
+        groups.set(compiled.text, group);
         group.push({ index, compiled });
       }
       await Promise.all(
