@@ -74,11 +74,15 @@ export async function reserveIdempotencyKeys(db: Knex, inputs: readonly Reservat
        from input order by key_id, idempotency_key
        ${UPSERT}
        returning r.key_id, r.idempotency_key)
-     select i.ord, s.key_id is not null as reserved, e.fingerprint
+     select i.ord, s.key_id is not null as reserved,
+       -- A lookup by primary key per input row: a join would be planned as a scan of the whole
+       -- table (the planner expects 100 rows from jsonb_to_recordset).
+       (select e.fingerprint from ${TABLE} e where s.key_id is null and e.key_id = i.key_id and e.idempotency_key = i.idempotency_key) as fingerprint
      from input i
-     left join reserved s on s.key_id = i.key_id and s.idempotency_key = i.idempotency_key
-     left join ${TABLE} e on s.key_id is null and e.key_id = i.key_id and e.idempotency_key = i.idempotency_key`,
+     left join reserved s on s.key_id = i.key_id and s.idempotency_key = i.idempotency_key`,
     [JSON.stringify(rows)],
+    // Planned for each call, so the lookup is planned for the table as it is (see `PreparedOptions.replan`).
+    { replan: true },
   );
   const outcomes: (Reservation | undefined)[] = inputs.map(() => undefined);
   for (const row of found) {

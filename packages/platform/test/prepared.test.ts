@@ -54,4 +54,16 @@ describe.each(testDatabaseBackends())('runPrepared on $kind', ({ create }) => {
   test('the same text with another number of bindings than placeholders is refused, not sent', async () => {
     await expect(runPrepared(db.knex, 'select ? as x', ['a', 'b'])).rejects.toThrow(/Expected 2 bindings, saw 1/);
   });
+
+  test('with `replan` the statement is planned for each call: nothing is prepared under a name', async () => {
+    const prepared = (trx: Parameters<typeof runPrepared>[0], text: string) =>
+      trx.raw<{ rows: unknown[] }>('select 1 from pg_prepared_statements where statement = ?', [text]).then((result) => result.rows.length);
+    await db.knex.transaction(async (trx) => {
+      const once = await runPrepared<{ n: number }>(trx, 'select ?::int + 100 as n', [1], { replan: true });
+      expect(once.rows).toEqual([{ n: 101 }]);
+      expect(await prepared(trx, 'select $1::int + 100 as n')).toBe(0);
+      await runPrepared(trx, 'select ?::int + 100 as n', [2]);
+      expect(await prepared(trx, 'select $1::int + 100 as n')).toBe(1);
+    });
+  });
 });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 /** The part of a `pg` client used here. */
 interface PgConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 interface PooledClient {
@@ -64,19 +64,37 @@ function nativeOf(db: Knex, sql: string, bindings: readonly Knex.RawBinding[]): 
   return { text: native.sql, digest: digestOf(native.sql), values: native.bindings as unknown[] };
 }
 
+export interface PreparedOptions {
+  /**
+   * Plans the statement for each call's values and the tables as they are then (an unnamed
+   * statement). For a statement whose best plan depends on a table's size (a join or an `in
+   * (subquery)` over a table that grows): a plan cached while the table was small (a fresh
+   * database, the first minute of a deployment) scans the whole table on every call until the
+   * next ANALYZE, which was a tenth of PostgreSQL's CPU per order in the bench.
+   */
+  replan?: boolean;
+}
+
 /**
  * Runs a statement of the hot path as a NAMED prepared statement (`sql` with `?` bindings, as
  * `knex.raw` takes them): PostgreSQL parses and plans it once per connection, and afterwards
  * only binds and executes it, where an unnamed statement (what knex sends) is parsed and
  * planned on every call. On a transaction it runs on the transaction's connection.
  */
-export async function runPrepared<Row>(db: Knex, sql: string, bindings: readonly Knex.RawBinding[]): Promise<{ rows: Row[]; rowCount: number }> {
+export async function runPrepared<Row>(
+  db: Knex,
+  sql: string,
+  bindings: readonly Knex.RawBinding[],
+  options: PreparedOptions = {},
+): Promise<{ rows: Row[]; rowCount: number }> {
   const native = nativeOf(db, sql, bindings);
   // A transaction's client hands out the transaction's own connection.
   const client = db.client as PooledClient;
   const connection = await client.acquireConnection();
   try {
-    const result = await connection.query({ name: `${prefixOf(connection)}_${native.digest}`, text: native.text, values: native.values });
+    const result = await connection.query(
+      options.replan ? { text: native.text, values: native.values } : { name: `${prefixOf(connection)}_${native.digest}`, text: native.text, values: native.values },
+    );
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
   } finally {
     await client.releaseConnection(connection);

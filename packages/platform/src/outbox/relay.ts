@@ -147,10 +147,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     // A crash before these writes leaves the rows claimed until the lease ends; they are then
     // published again and the bus drops them as duplicates of the same message id.
     if (published.length > 0) {
-      // The ids as one JSON binding, so the text is the same whatever the batch's size (prepared once).
-      await runPrepared(knex, `update ${table} set published_at = now(), last_error = null where id in (select jsonb_array_elements_text(?::jsonb))`, [
-        JSON.stringify(published),
-      ]);
+      // The ids as one JSON binding, so the text is the same whatever the batch's size; planned
+      // on each call (see `PreparedOptions.replan`).
+      await runPrepared(knex, `update ${table} set published_at = now(), last_error = null where id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(published)], {
+        replan: true,
+      });
     }
     for (const { row, error } of failed) {
       const attempts = row.attempts + 1;

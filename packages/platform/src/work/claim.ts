@@ -25,7 +25,7 @@ export interface ClaimSpec {
  * while the work is done. A worker that dies leaves its rows to come due again when the lease ends.
  */
 export async function claimDue<Row>(db: Knex, spec: ClaimSpec): Promise<Row[]> {
-  // Every pass of a worker sends the same text: prepared once per connection.
+  // Planned on each pass: the outer `in` over a table that grows (see `PreparedOptions.replan`).
   const result = await runPrepared<Row>(
     db,
     `update ${spec.table} set ${spec.set.sql}
@@ -34,6 +34,7 @@ export async function claimDue<Row>(db: Knex, spec: ClaimSpec): Promise<Row[]> {
      )
      returning ${spec.returning.join(', ')}`,
     [...spec.set.bindings, ...spec.due.bindings, spec.limit],
+    { replan: true },
   );
   return result.rows;
 }
