@@ -3,7 +3,8 @@
 // hello-world run in a child process of the same Node, measured just before it, and printed with
 // its ratio to it, since the machine is shared and only such ratios mean anything. Tracing stays on: every process exports its
 // spans over OTLP/HTTP to a sink in this process. Prints figures; asserts nothing (exits non-zero
-// only when the bench itself broke).
+// only when the bench itself broke). With the orders figure it prints the CPU each process spent
+// per order (from /proc), which moves far less with the shared machine's speed than a rate does.
 //
 //   node bench/hot-path.ts [--quick] [--profile gateway|catalogue|inventory|notifications|sandbox-simulator|embedded] [--verbose]
 //
@@ -22,6 +23,7 @@ import { newId } from '@connectivity/platform';
 import { freePort, startDistributedStack, type DistributedStack } from '../src/distributed-stack.ts';
 import { URL_VARIABLE } from '../src/services.ts';
 import { ROOT, environmentOf, liveChildren, memoryOf, startBareForward, startEmbedded, startHelloWorld, type Child } from './support/children.ts';
+import { cpuMeter, pidsNamed } from './support/cpu-meter.ts';
 import { hotFunctions, profileClock, readProfiles, type Window } from './support/cpu-profile.ts';
 import { load, quantile, sequentialClient, type LoadOptions, type LoadResult } from './support/load.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
@@ -89,17 +91,26 @@ let helloUrl = '';
 /** Every hello-world measurement of the run, in req/s. */
 const hellos: number[] = [];
 
-/** A warm-up run (not recorded), the hello-world, then the measured run. */
-async function measure(what: string, options: Omit<LoadOptions, 'connections' | 'durationSeconds'>): Promise<LoadResult & { hello: number }> {
+/**
+ * A warm-up run (not recorded), the hello-world, then the measured run; with a `meter`, the CPU
+ * each metered process spent during the measured run.
+ */
+async function measure(
+  what: string,
+  options: Omit<LoadOptions, 'connections' | 'durationSeconds'>,
+  meter?: ReturnType<typeof cpuMeter>,
+): Promise<LoadResult & { hello: number; cpuMs?: Record<string, number> }> {
   await load({ ...options, connections: CONNECTIONS, durationSeconds: WARM_SECONDS });
   const hello = (await load({ url: helloUrl, path: '/', connections: CONNECTIONS, durationSeconds: HELLO_SECONDS })).rps;
   hellos.push(hello);
+  const stopMeter = meter?.start();
   const result = await load({ ...options, connections: CONNECTIONS, durationSeconds: SECONDS });
+  const cpuMs = stopMeter?.();
   log(
     `${what}: ${Math.round(result.rps)}/s, p50 ${result.p50} ms, p99 ${result.p99} ms` +
       `${result.failures ? `, ${result.failures} failures (${result.failureDetail})` : ''} (hello world just before: ${Math.round(hello)}/s)`,
   );
-  return { ...result, hello };
+  return { ...result, hello, ...(cpuMs && { cpuMs }) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,7 +263,23 @@ async function distributed(): Promise<void> {
     body: ORDER,
     perRequestHeaders: idempotencyKey,
   };
-  const orders = await measure('POST /v1/esim', orderRequest);
+  // Where an order's CPU goes, per process: what a change to the path moves, whatever the
+  // shared machine's speed (a rate moves with it).
+  const meter = cpuMeter({
+    ...Object.fromEntries(Object.values(stack.names).flat().map((name) => [name, () => [stack.supervisor.pid(name) ?? 0]])),
+    postgres: () => pidsNamed('postgres'),
+    'nats-server': () => pidsNamed('nats-server'),
+    'redis-server': () => pidsNamed('redis-server'),
+  });
+  const orders = await measure('POST /v1/esim', orderRequest, meter);
+  if (orders.cpuMs && orders.ok > 0) {
+    const perOrder = Object.entries(orders.cpuMs).map(([name, ms]) => [name, ms / orders.ok] as const);
+    const total = perOrder.reduce((sum, [, ms]) => sum + ms, 0);
+    notes.push(
+      `CPU per order (POST /v1/esim at ${CONNECTIONS} connections; /proc, 10 ms ticks): ${total.toFixed(2)} ms in all: ` +
+        perOrder.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', '),
+    );
+  }
   rows.push({ figure: 'POST /v1/esim (idempotency on, PostgreSQL)', measured: throughput(orders, 'orders/s'), rps: orders.rps, hello: orders.hello, goal: '≥ 300 orders/s', met: orders.rps >= 300 && orders.ok > 0 });
 
   // 5. Order → verified webhook, under a steady moderate stream once the backlog of the load
