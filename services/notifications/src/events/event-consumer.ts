@@ -38,6 +38,7 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
   // out together). A batch that fails is stored event by event, so an event that cannot be
   // stored fails alone and the others are acked.
   const store = createBatcher<EventToStore, number | undefined>({
+    name: 'store events',
     max: CONCURRENCY,
     run: async (batch) => {
       try {
