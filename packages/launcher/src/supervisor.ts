@@ -36,7 +36,12 @@ interface Running {
   /** Stopped on purpose: its exit is not a crash. */
   stopping: boolean;
   restarts: number;
+  /** The last lines the process wrote, kept when its output is not shown (`stdio: 'ignore'`). */
+  tail: string[];
 }
+
+// Lines of a hidden child's output kept to explain a start that failed.
+const TAIL_LINES = 40;
 
 /**
  * Runs services as child processes exactly as their containers do (`node --import <telemetry>
@@ -59,11 +64,19 @@ export class Supervisor {
   async start(spec: SupervisedService): Promise<void> {
     if (this.running.has(spec.name)) throw new Error(`${spec.name} is already running`);
     const run = this.spawn(spec, 0);
+    const said = () => (run.tail.length > 0 ? `; its last output:\n${run.tail.join('\n')}` : ' (its output above says why)');
     const died = run.exited.then((code) => {
-      throw new Error(`${spec.name} exited with code ${String(code)} before it was ready (its output above says why)`);
+      throw new Error(`${spec.name} exited with code ${String(code)} before it was ready${said()}`);
     });
-    await Promise.race([waitUntilReady(`http://127.0.0.1:${spec.port}/readyz`, this.options.readyTimeoutMs ?? 60_000), died]);
-    died.catch(() => undefined);
+    try {
+      await Promise.race([waitUntilReady(`http://127.0.0.1:${spec.port}/readyz`, this.options.readyTimeoutMs ?? 60_000), died]);
+    } catch (error) {
+      if (run.child.exitCode !== null || run.child.signalCode !== null) throw error;
+      // Alive but never ready: what it was doing is in its output.
+      throw new Error(`${spec.name} (pid ${String(run.child.pid)}): ${error instanceof Error ? error.message : String(error)}${said()}`, { cause: error });
+    } finally {
+      died.catch(() => undefined);
+    }
     this.options.logger.info({ service: spec.name, port: spec.port, pid: run.child.pid }, 'ready');
   }
 
@@ -112,10 +125,18 @@ export class Supervisor {
     const child = spawn(process.execPath, ['--import', '@connectivity/platform/telemetry/register', 'src/main.ts'], {
       cwd: `${ROOT}${folderOf(spec.service)}`,
       env: { ...this.options.env, OTEL_SERVICE_NAME: spec.service, ...spec.env, PORT: String(spec.port) },
-      stdio: this.options.stdio ?? 'inherit',
+      // Hidden output is still read (and its tail kept), so a failed start can say why.
+      stdio: this.options.stdio === 'ignore' ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const run: Running = { spec, child, exited, stopping: false, restarts };
+    const run: Running = { spec, child, exited, stopping: false, restarts, tail: [] };
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        run.tail.push(...chunk.split('\n').filter((line) => line.length > 0));
+        if (run.tail.length > TAIL_LINES) run.tail.splice(0, run.tail.length - TAIL_LINES);
+      });
+    }
     this.running.set(spec.name, run);
     void exited.then((code) => {
       if (this.running.get(spec.name) === run) this.running.delete(spec.name);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { deleteStreams } from '@connectivity/platform/testing';
 import knexFactory from 'knex';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePortBlock } from '../../src/distributed-stack.ts';
+import { freePortBlock, startDistributedStack } from '../../src/distributed-stack.ts';
 import { PORT_OFFSET } from '../../src/services.ts';
 import { ROOT } from '../../src/supervisor.ts';
 import { distributedBackends, until } from './support.ts';
@@ -68,6 +68,11 @@ describe('the distributed launcher', () => {
     expect(run.output()).toContain('SWEEPER_INTERVAL_MS');
     expect(run.output()).toContain('a service failed to start');
     expect(run.output()).not.toContain('ReferenceError');
+  }, 120_000);
+
+  test("a service whose output is hidden (the tests' and the bench's stacks) that cannot start is named with the last lines it wrote", async () => {
+    const started = startDistributedStack({ databaseUrl, natsUrl, stdio: 'ignore', env: { SWEEPER_INTERVAL_MS: '0' } });
+    await expect(started).rejects.toThrow(/inventory exited with code 1 before it was ready; its last output:\n[^]*SWEEPER_INTERVAL_MS/);
   }, 120_000);
 
   test('a service that dies is started again, and the others keep serving meanwhile', async () => {
