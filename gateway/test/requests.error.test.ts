@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './support/common-route-tests.ts';
@@ -9,9 +11,42 @@ beforeAll(async () => {
   h = await startHarness({ RATE_LIMIT_PER_MINUTE: '100000' });
   a = await h.account();
 });
+const servers: Server[] = [];
 afterAll(async () => {
+  for (const server of servers) server.close();
   await h?.close();
 });
+
+/** The app on a real port, for requests supertest cannot make (hand-written chunked bodies). */
+async function listening(app: Harness['app']): Promise<AddressInfo> {
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return server.address() as AddressInfo;
+}
+
+/** Writes a request by hand; resolves with the answer's head and body once the server ends or closes. */
+function rawExchange(address: AddressInfo, write: (socket: Socket) => void): Promise<{ head: string; body: string }> {
+  return new Promise((resolve) => {
+    const socket = connect(address.port, address.address);
+    const received: Buffer[] = [];
+    socket.on('data', (data: Buffer) => {
+      received.push(data);
+      // Done once a whole answer with a Content-Length is in.
+      const text = Buffer.concat(received).toString();
+      const split = text.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(text.slice(0, split));
+      if (split !== -1 && length && Buffer.byteLength(text.slice(split + 4)) >= Number(length[1])) socket.destroy();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const text = Buffer.concat(received).toString();
+      const split = text.indexOf('\r\n\r\n');
+      resolve(split === -1 ? { head: text, body: '' } : { head: text.slice(0, split), body: text.slice(split + 4) });
+    });
+    socket.on('connect', () => write(socket));
+  });
+}
 
 const post = (path: string) => request(h.app).post(path).set(bearer(a.test)).set('Idempotency-Key', idem());
 
@@ -29,6 +64,32 @@ describe('the body', () => {
   it('a body over 1 MiB: 400 invalid_parameter, param body', async () => {
     const big = JSON.stringify({ bundle: 'x'.repeat(1024 * 1024) });
     expectError(await post('/v1/esim').set('Content-Type', 'application/json').send(big), 400, 'invalid_parameter', 'body');
+  });
+
+  it('a chunked body over 1 MiB (no Content-Length): 400 invalid_parameter, param body, as JSON', async () => {
+    const address = await listening(h.app);
+    const answer = await rawExchange(address, (socket) => {
+      socket.write(`POST /v1/esim HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.test}\r\nIdempotency-Key: ${idem()}\r\n`);
+      socket.write('Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      // 2 MiB in 64 KiB chunks.
+      for (let i = 0; i < 32; i += 1) socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString()}\r\n`);
+      socket.write('0\r\n\r\n');
+    });
+    expect(answer.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'invalid_parameter', param: 'body' } });
+  });
+
+  it('an upload the client abandons part-way: the socket is closed, no error page, the app keeps serving', async () => {
+    const address = await listening(h.app);
+    const answer = await rawExchange(address, (socket) => {
+      socket.write(`POST /v1/esim HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.test}\r\nIdempotency-Key: ${idem()}\r\n`);
+      socket.write('Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"bundle":"');
+      setTimeout(() => socket.destroy(), 50);
+    });
+    expect(answer.head).toBe('');
+    expectError(await post('/v1/esim').set('Content-Type', 'application/json').send('{"bundle": '), 400, 'body_not_json');
   });
 
   it('a body just under 1 MiB is read (and then validated)', async () => {

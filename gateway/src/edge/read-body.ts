@@ -7,6 +7,8 @@ const tooLarge = () => new ApiError('invalid_parameter', { param: 'body', messag
 /**
  * Reads the raw body, refusing more than 1 MiB (DECISIONS.md) without buffering the excess.
  * The bytes are kept as they came: they are hashed for idempotency and forwarded unchanged.
+ * A body over the limit, declared or chunked, leaves the request flowing (Node discards the
+ * rest once the answer is sent) rather than destroyed, so the client still reads the 400.
  */
 export async function readRawBody(req: Request): Promise<Buffer> {
   const declared = Number(req.get('content-length') ?? '0');
@@ -16,7 +18,8 @@ export async function readRawBody(req: Request): Promise<Buffer> {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Leaving the loop early must not destroy the request (and with it the socket the answer goes out on).
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
       req.resume();

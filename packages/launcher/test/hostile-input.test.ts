@@ -147,4 +147,43 @@ describe('hostile input through the gateway', () => {
       expect(parsed.error.link).toMatch(/\/v1\/errors\/invalid_parameter$/);
     }
   });
+
+  test('a chunked body over 1 MiB is 400 invalid_parameter `body` as the error object; an abandoned upload closes cleanly', async () => {
+    const { port } = new URL(stack.composition.gatewayUrl);
+    const exchange = (write: (socket: ReturnType<typeof connect>) => void) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString('latin1');
+          const [head = '', body = ''] = answer.split('\r\n\r\n');
+          const length = /content-length: (\d+)/i.exec(head);
+          if (length && Buffer.byteLength(body, 'latin1') >= Number(length[1])) socket.destroy();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(answer));
+        socket.on('connect', () => write(socket));
+      });
+    const head = `POST /v1/esim HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${testKey}\r\nIdempotency-Key: chunked-${Date.now()}\r\nContent-Type: application/json\r\n`;
+
+    const answer = await exchange((socket) => {
+      socket.write(`${head}Transfer-Encoding: chunked\r\n\r\n`);
+      const chunk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 32; i += 1) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+      socket.write('0\r\n\r\n');
+    });
+    const [answerHead = '', body = ''] = answer.split('\r\n\r\n');
+    expect(answerHead).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answerHead).toMatch(/\r\nContent-Type: application\/json/i);
+    expect(JSON.parse(body)).toMatchObject({ error: { code: 'invalid_parameter', param: 'body' } });
+
+    const before = await orders();
+    const abandoned = await exchange((socket) => {
+      socket.write(`${head}Content-Length: 500000\r\n\r\n{"bundle":"esim_5GB_30D_EU","quantity":1,"x":"`);
+      setTimeout(() => socket.destroy(), 50);
+    });
+    expect(abandoned).toBe('');
+    expect(await orders()).toBe(before);
+    expect((await api('GET', `/v1/esim/${esimId}`)).status).toBe(200);
+  });
 });

@@ -128,6 +128,21 @@ describe('createServiceApp', () => {
   });
 });
 
+describe('healthRoutes', () => {
+  test('/readyz answers repeated and concurrent calls from one round of checks, then checks again', async () => {
+    const { healthRoutes } = await import('../src/index.ts');
+    let pings = 0;
+    const app = express().use(healthRoutes({ database: () => Promise.resolve(void (pings += 1)) }, { cacheMs: 1_500 }));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => request(app).get('/readyz')));
+    for (let i = 0; i < 10; i += 1) answers.push(await request(app).get('/readyz'));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    expect(pings).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    expect(pings).toBe(2);
+  });
+});
+
 describe('findUnstorable', () => {
   test('names the first field holding text PostgreSQL refuses, keys included', async () => {
     const { findUnstorable } = await import('../src/index.ts');

@@ -1,6 +1,7 @@
 import { ApiError, isApiError } from '@connectivity/contracts';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger.ts';
+import { errorMessage } from '../errors.ts';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -33,22 +34,29 @@ export function errorHandler(options: { baseUrl: string; logger: Logger }): Erro
       next(error);
       return;
     }
-    // The client went away mid-request (reading its body failed with `aborted`): nobody is left
-    // to answer, and it is not our failure.
-    if (req.socket.destroyed || (error as { code?: unknown } | undefined)?.code === 'ECONNRESET') {
-      options.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'client closed the connection mid-request');
+    try {
+      // The client went away mid-request (reading its body failed with `aborted`): nobody is left
+      // to answer, and it is not our failure. A destroyed request may have no socket left at all.
+      if ((req.socket?.destroyed ?? true) || (error as { code?: unknown } | undefined)?.code === 'ECONNRESET') {
+        options.logger.debug({ err: errorMessage(error) }, 'client closed the connection mid-request');
+        res.destroy();
+        return;
+      }
+      let apiError: ApiError;
+      if (isApiError(error)) {
+        apiError = error;
+      } else {
+        apiError = (error instanceof Error && fromBodyParser(error)) || new ApiError('internal_error');
+        if (apiError.code === 'internal_error') options.logger.error({ err: error }, 'unhandled error');
+      }
+      if (apiError.retryAfter !== undefined && !res.hasHeader('retry-after')) res.setHeader('Retry-After', apiError.retryAfter);
+      res.status(apiError.status).json(apiError.toBody(options.baseUrl));
+    } catch (failure) {
+      // Never express's HTML page (with its stack trace in development): a request whose error
+      // cannot be rendered is cut off instead.
+      options.logger.error({ err: failure }, 'rendering an error failed; connection closed');
       res.destroy();
-      return;
     }
-    let apiError: ApiError;
-    if (isApiError(error)) {
-      apiError = error;
-    } else {
-      apiError = (error instanceof Error && fromBodyParser(error)) || new ApiError('internal_error');
-      if (apiError.code === 'internal_error') options.logger.error({ err: error }, 'unhandled error');
-    }
-    if (apiError.retryAfter !== undefined && !res.hasHeader('retry-after')) res.setHeader('Retry-After', apiError.retryAfter);
-    res.status(apiError.status).json(apiError.toBody(options.baseUrl));
   };
 }
 
