@@ -1,5 +1,5 @@
 import { CURRENT_SERVICE_VERSION, buildOpenApiDocument } from '@connectivity/contracts';
-import { accessLog, createCursorCodec, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
+import { accessLog, createCursorCodec, defaultResponseHeaders, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.ts';
 import { createForwarder, type Forwarder } from './edge/forward.ts';
@@ -55,6 +55,9 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // Behind a proxy (an ingress), the client's address is taken from X-Forwarded-For as far as
+  // the configured hops or addresses are trusted; the address budgets count per client.
+  app.set('trust proxy', config.TRUST_PROXY);
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = baseUrl;
   app.locals.edge = edge;
@@ -63,6 +66,7 @@ export function createApp(deps: AppDeps): Express {
   // The edge makes its own request ids: a client cannot choose the id its logs are filed under.
   app.use(requestId({ trustHeader: false }));
   app.use(accessLog(logger));
+  app.use(defaultResponseHeaders);
   app.use((_req, res, next) => {
     // Until the request names or resolves its own version, the newest one answers.
     res.setHeader('Service-Version', CURRENT_SERVICE_VERSION);
@@ -73,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
   // No key needed: the machine-readable spec and the reference rendered from it.
   const publicLimit: RequestHandler = async (req, res, next) => {
     try {
-      await applyAddressLimit(pipelineDeps, req, res);
+      await applyAddressLimit(pipelineDeps, req, res, 'docs');
       next();
     } catch (error) {
       next(error);

@@ -31,6 +31,32 @@ const timetableSchema = z.preprocess(
   ),
 );
 
+/**
+ * `TRUST_PROXY`: which proxies in front of the gateway may name the client's address in
+ * X-Forwarded-For, as express's `trust proxy` takes it: a number of hops (`1` behind one
+ * ingress), or addresses and subnets (`10.0.0.0/8,loopback`). Unset or `0`: none, the socket's
+ * address is the client's. `true` (trust any sender) is refused: anyone could then choose the
+ * address they are counted under.
+ */
+const trustProxySchema = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): number | string[] => {
+      if (value === undefined || value.trim() === '' || value.trim() === '0' || value.trim().toLowerCase() === 'false') return 0;
+      if (/^\d+$/.test(value.trim())) return Number(value.trim());
+      const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+      const named = ['loopback', 'linklocal', 'uniquelocal'];
+      const bad = entries.find((entry) => !named.includes(entry) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `must be a number of hops or a list of addresses, subnets, loopback, linklocal or uniquelocal; not ${bad}` });
+        return z.NEVER;
+      }
+      return entries;
+    }),
+);
+
 /** The gateway's environment: the common variables, where each service lives, limits, admin API. */
 export const configSchema = serviceConfigSchema(8080).extend({
   CATALOGUE_URL: z.string().url().default('http://127.0.0.1:8081'),
@@ -39,6 +65,7 @@ export const configSchema = serviceConfigSchema(8080).extend({
   NOTIFICATIONS_URL: z.string().url().default('http://127.0.0.1:8084'),
   /** How long the gateway waits for a service before answering with an error. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  TRUST_PROXY: trustProxySchema,
   /** Requests per minute per API key; an account may have its own value (set by the operator). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** The window of the limit (DECISIONS.md: 60 s); shorter only in tests. */

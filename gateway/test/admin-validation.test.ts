@@ -32,6 +32,15 @@ function expectAdminError(res: request.Response, status: number, code: string, p
 }
 
 describe('admin input validation against the admin contract', () => {
+  it('a body over its 64 kB limit says that limit, with the error object and nosniff/no-store', async () => {
+    const api = request(gateway.adminUrl);
+    const res = await api.post('/admin/accounts').set(admin()).set('Content-Type', 'application/json').send(JSON.stringify({ name: 'x'.repeat(70_000) }));
+    expectAdminError(res, 400, 'invalid_parameter', 'body');
+    expect(res.body.error.message).toContain('64 kB');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('names the body field at fault: unknown, wrong type, absent', async () => {
     const api = request(gateway.adminUrl);
     expectAdminError(await api.post('/admin/accounts').set(admin()).send({ name: 'A', plan: 'gold' }), 400, 'invalid_parameter', 'plan');

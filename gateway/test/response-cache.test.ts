@@ -50,4 +50,15 @@ describe('reads their service marks cacheable', () => {
     await list(a.test, esim);
     expect(reached(esim)).toBe(2);
   });
+
+  it('an answer its service did not mark cacheable (eSIMs, with their activation codes) goes out as no-store; a cacheable one keeps its own', async () => {
+    const a = await h.account();
+    const esims = await list(a.test, '/v1/esim?limit=5');
+    expect(esims.headers['cache-control']).toBe('no-store');
+    expect(esims.headers['x-content-type-options']).toBe('nosniff');
+    const bundles = await list(a.test, '/v1/esim/bundles?countries=DE');
+    expect(bundles.headers['cache-control']).toMatch(/max-age=\d+/);
+    const refused = await request(h.app).get('/v1/esim');
+    expect(refused.headers['cache-control']).toBe('no-store');
+  });
 });

@@ -1,5 +1,5 @@
 import { ApiError, adminContract, buildAdminOpenApiDocument } from '@connectivity/contracts';
-import { accessLog, errorHandler, metricsHandler, requestId, tsRestOptions, type Logger } from '@connectivity/platform';
+import { accessLog, defaultResponseHeaders, errorHandler, metricsHandler, requestId, tsRestOptions, type Logger } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import { requireAdminToken } from './admin-auth.ts';
@@ -23,6 +23,7 @@ export function createAdminApp(deps: AdminDeps): Express {
   app.disable('x-powered-by');
   app.use(requestId({ trustHeader: false }));
   app.use(accessLog(deps.logger));
+  app.use(defaultResponseHeaders);
   // Prometheus scrapes the gateway here, not on the public listener; nothing else skips the token.
   app.get('/metrics', (req, res) => metricsHandler(req, res));
   app.use(requireAdminToken(deps.adminToken));

@@ -4,6 +4,7 @@ import { keyReservations, type KeyReservations } from '../db/idempotency-reposit
 import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../keys/key-cache.ts';
 import { KeyUse } from '../keys/key-use.ts';
 import { RequestLog } from '../request-log/request-log.ts';
+import { SpentBudgets } from './spent-budgets.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate-limiter.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface EdgeState {
   /** The per-account request log's buffer, written in batches. */
   requestLog: RequestLog;
   rateLimiter: RateLimiter;
+  /** Address buckets seen spent: refused from memory until their window ends. */
+  spentBudgets: SpentBudgets;
   /** Idempotency keys noted against the request they were first used for, group-committed. */
   reservations: KeyReservations;
   /** Announces a key or account change to every instance (this one first). */
@@ -58,6 +61,7 @@ export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeSt
     keyUse,
     requestLog,
     rateLimiter,
+    spentBudgets: new SpentBudgets(),
     reservations: keyReservations(runtime.db.knex),
     keysChanged: keyChangeNotifier(runtime.bus, keys, runtime.logger),
     async stop() {

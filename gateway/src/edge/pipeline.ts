@@ -1,12 +1,12 @@
 import { context, trace } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
-import { ApiError, isRouteMatch, matchRoute, type RouteEntry } from '@connectivity/contracts';
+import { ApiError, isApiError, isRouteMatch, matchRoute, type RouteEntry } from '@connectivity/contracts';
 import { domainMetrics, type CursorCodec, type Logger } from '@connectivity/platform';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
 import { pinVersion } from '../db/accounts-repository.ts';
-import { rateLimitHeaders } from '../domain/rate-limit-headers.ts';
+import { rateLimitHeaders, secondsUntil } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
 import { logWhenAnswered, ROUTE_LOCAL } from '../request-log/observe.ts';
@@ -58,13 +58,44 @@ export function refuseIfLimited(res: Response, decision: RateLimitDecision, scop
   });
 }
 
-/** Counts a request that carries no valid key, per client address, and refuses it once spent. */
-export async function applyAddressLimit(deps: PipelineDeps, req: Request, res: Response): Promise<void> {
-  refuseIfLimited(res, await countRequest(deps, res, addressBucket(req), deps.rateLimitPerMinute), 'address');
+/**
+ * The address budgets of requests without a valid key: `anonymous` for the API (a failed
+ * authentication), `docs` for the reference and the spec, so a reader of /docs is not refused
+ * because someone behind the same address guessed keys.
+ */
+export type AddressBudget = 'anonymous' | 'docs';
+
+/** The bucket of requests that carry no valid key: counted per client address (see TRUST_PROXY). */
+export const addressBucket = (req: Request, budget: AddressBudget) => `${budget === 'docs' ? 'docs' : 'ip'}:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+
+/**
+ * Counts a request that carries no valid key, per client address, and refuses it once spent. A
+ * bucket this instance already saw spent is refused from memory, without counting again.
+ */
+export async function applyAddressLimit(deps: PipelineDeps, req: Request, res: Response, budget: AddressBudget = 'anonymous'): Promise<void> {
+  const bucket = addressBucket(req, budget);
+  refuseIfSpent(deps, res, bucket);
+  const decision = await countRequest(deps, res, bucket, deps.rateLimitPerMinute);
+  if (!decision.allowed) deps.edge.spentBudgets.spent(bucket, decision.retryAfterSeconds * 1000);
+  refuseIfLimited(res, decision, 'address');
 }
 
-/** The bucket of requests that carry no valid key: counted per client address. */
-export const addressBucket = (req: Request) => `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+/** 429 at once for an address bucket known to be spent: no counter, no key lookup, no query. */
+function refuseIfSpent(deps: PipelineDeps, res: Response, bucket: string): void {
+  const ms = deps.edge.spentBudgets.refusedFor(bucket);
+  if (ms === undefined) return;
+  const resetSeconds = secondsUntil(ms);
+  const decision: RateLimitDecision = {
+    allowed: false,
+    limit: deps.rateLimitPerMinute,
+    remaining: 0,
+    resetSeconds,
+    retryAfterSeconds: resetSeconds,
+    windowSeconds: deps.edge.rateLimiter.windowSeconds,
+  };
+  setHeaders(res, rateLimitHeaders(decision, decision.windowSeconds));
+  refuseIfLimited(res, decision, 'address');
+}
 
 /**
  * The public edge for every authenticated path, in the order of DECISIONS.md: authentication,
@@ -86,8 +117,10 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   // throttles anyone guessing keys.
   let key: AuthenticatedKeyRow;
   try {
-    key = await deps.edge.keys.authenticate(req.get('authorization'));
+    // A key not in memory from an address whose budget is spent is refused before the lookup.
+    key = await deps.edge.keys.authenticate(req.get('authorization'), () => refuseIfSpent(deps, res, addressBucket(req, 'anonymous')));
   } catch (error) {
+    if (isApiError(error) && error.code === 'rate_limited') throw error;
     await applyAddressLimit(deps, req, res);
     throw error;
   }

@@ -9,8 +9,12 @@ export type RateLimitDecision = RateLimitState & { allowed: boolean; retryAfterS
 export interface RateLimiter {
   /** Where the counters live (for logs and tests). */
   readonly store: RateLimitStore;
+  /** The fixed window every budget is counted over. */
+  readonly windowSeconds: number;
   /** Counts one request against `bucket` with a budget of `perMinute`. */
   consume(bucket: string, perMinute: number): Promise<RateLimitDecision>;
+  /** Resolves once the shared store answers (at once for the others); until then each instance counts alone. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,6 +78,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   return {
     store: options.store,
+    windowSeconds: options.windowSeconds,
     async consume(bucket, perMinute) {
       if (leased) {
         try {
@@ -96,6 +101,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }
       const resetSeconds = secondsUntil(res.msBeforeNext);
       return { allowed, limit: perMinute, remaining: res.remainingPoints, resetSeconds, retryAfterSeconds: resetSeconds, windowSeconds: options.windowSeconds };
+    },
+    ready() {
+      if (!redis || redis.status === 'ready') return Promise.resolve();
+      const connecting = redis;
+      return new Promise((resolve) => connecting.once('ready', () => resolve()));
     },
     async close() {
       if (redis) await redis.quit().catch(() => redis?.disconnect());

@@ -3,7 +3,7 @@ import { ApiError } from '@connectivity/contracts';
 import type { Bus, Logger, Subscription } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { findKeyByHash, type AuthenticatedKeyRow } from '../db/keys-repository.ts';
-import { bearerToken, hashSecret } from '../domain/api-key-secret.ts';
+import { bearerToken, hashSecret, secretEnvironment } from '../domain/api-key-secret.ts';
 
 /** The notice every gateway instance hears when a key or its account changed (see `KeyChanges`). */
 export const KEY_CHANGES_SUBJECT = 'control.gateway.keys';
@@ -65,14 +65,17 @@ export class KeyCache {
 
   /**
    * Step 1 of the order of checks: no `Authorization: Bearer <token>` is `key_missing`, a token
-   * that is no key `key_invalid`, a revoked key `key_revoked`. Only the SHA-256 of the token is
-   * looked up, and compared again in constant time.
+   * that is no key `key_invalid`, a revoked key `key_revoked`. A token that cannot be a key (not
+   * `sk_test_`/`sk_live_` and its characters) is refused without a lookup; otherwise only the
+   * SHA-256 of the token is looked up, and compared again in constant time. `beforeLookup` runs
+   * only when the key is not in memory, and may refuse the request before the database is asked.
    */
-  async authenticate(authorization: string | undefined): Promise<AuthenticatedKeyRow> {
+  async authenticate(authorization: string | undefined, beforeLookup?: () => void): Promise<AuthenticatedKeyRow> {
     const token = bearerToken(authorization);
     if (token === undefined) throw new ApiError('key_missing');
+    if (secretEnvironment(token) === undefined) throw new ApiError('key_invalid');
     const hash = hashSecret(token);
-    const key = (await this.entry(hash)).key;
+    const key = (await this.entry(hash, beforeLookup)).key;
     if (!key || !timingSafeEqual(key.secret_hash, hash)) throw new ApiError('key_invalid');
     if (key.status !== 'active') throw new ApiError('key_revoked');
     return key;
@@ -96,7 +99,7 @@ export class KeyCache {
     }
   }
 
-  private async entry(hash: Buffer): Promise<Entry> {
+  private async entry(hash: Buffer, beforeLookup?: () => void): Promise<Entry> {
     const id = hash.toString('base64');
     const cached = this.entries.get(id);
     const now = Date.now();
@@ -118,6 +121,7 @@ export class KeyCache {
         return cached;
       }
     }
+    beforeLookup?.();
     return this.load(id, hash);
   }
 

@@ -12,6 +12,8 @@ const standaloneScript = join(dirname(fileURLToPath(import.meta.resolve('@scalar
 export function docsRoutes(limit: RequestHandler): Router {
   const router = Router();
   router.get(SCRIPT_PATH, limit, (_req, res) => {
+    // The script may be kept (unlike API answers, whose default is no-store): send sets its own max-age.
+    res.removeHeader('Cache-Control');
     // 'allow': the package lives under node_modules/.pnpm, a dot-folder send() would refuse.
     res.sendFile(standaloneScript, { maxAge: '1d', dotfiles: 'allow' });
   });

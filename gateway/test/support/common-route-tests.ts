@@ -22,6 +22,7 @@ export function expectStandardHeaders(res: request.Response) {
   expect(res.headers['ratelimit-limit']).toMatch(/^\d+$/);
   expect(res.headers['ratelimit-remaining']).toMatch(/^\d+$/);
   expect(res.headers['ratelimit-reset']).toMatch(/^\d+$/);
+  expect(res.headers['x-content-type-options']).toBe('nosniff');
 }
 
 export function expectError(res: request.Response, status: number, code: string, param?: string) {

@@ -61,6 +61,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     return { edge, app: createApp({ db, bus, logger, config, edge }) };
   };
   const { app, edge } = instance('gateway-test');
+  // Counted in the shared store from the first request on (not in memory while Redis connects).
+  await edge.rateLimiter.ready();
   return {
     app,
     db,

@@ -6,6 +6,15 @@ import { errorMessage } from '../errors.ts';
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
+  /** The limit that was passed, in bytes (`entity.too.large`). */
+  limit?: number;
+}
+
+/** A body limit as a person reads it: `1 MiB`, `64 kB`. */
+export function describeBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} kB`;
+  return `${bytes} bytes`;
 }
 
 /** Maps errors raised by express's body parser to the catalogue (DECISIONS.md "Limits"). */
@@ -14,7 +23,7 @@ function fromBodyParser(error: BodyParserError): ApiError | undefined {
     case 'entity.parse.failed':
       return new ApiError('body_not_json', { message: 'The request body is not valid JSON.' });
     case 'entity.too.large':
-      return new ApiError('invalid_parameter', { param: 'body', message: 'The request body is larger than 1 MiB.' });
+      return new ApiError('invalid_parameter', { param: 'body', message: `The request body is larger than ${describeBytes(error.limit ?? 1024 * 1024)}.` });
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError('invalid_parameter', { param: 'body', message: 'The request body must be UTF-8 JSON.' });

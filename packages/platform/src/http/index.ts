@@ -8,3 +8,4 @@ export * from './ts-rest.ts';
 export * from './internal-client.ts';
 export * from './unstorable-input.ts';
 export * from './client-error.ts';
+export * from './response-headers.ts';
