@@ -84,7 +84,7 @@ export function adminRouter(deps: AdminRouteDeps) {
       },
       issueKey: async ({ params, body }) => {
         const issued = await rotateKey(knex, params.accountId, body.environment, { scopes: body.scopes });
-        deps.keysChanged({ accountId: params.accountId, issued: true });
+        deps.keysChanged({ accountId: params.accountId, issued: true, ...(issued.revoked && { keyIds: [issued.revoked.id] }) });
         return { status: 201, body: { ...issued.key, secret: issued.secret, replaced: issued.revoked } };
       },
     },

@@ -4,6 +4,7 @@ import { keyReservations, type KeyReservations } from '../db/idempotency-reposit
 import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../keys/key-cache.ts';
 import { KeyUse } from '../keys/key-use.ts';
 import { RequestLog } from '../request-log/request-log.ts';
+import { OpenStreams } from './open-streams.ts';
 import { SpentBudgets } from './spent-budgets.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate-limiter.ts';
 
@@ -15,6 +16,8 @@ import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate
  */
 export interface EdgeState {
   keys: KeyCache;
+  /** The event streams passed on now, closed when their key changes. */
+  streams: OpenStreams;
   keyUse: KeyUse;
   /** The per-account request log's buffer, written in batches. */
   requestLog: RequestLog;
@@ -37,7 +40,14 @@ export function rateLimitStoreOf(config: Pick<Config, 'RATE_LIMIT_STORE' | 'REDI
 }
 
 export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
-  const keys = new KeyCache({ knex: runtime.db.knex, bus: runtime.bus, logger: runtime.logger, ttlMs: config.KEY_CACHE_TTL_MS });
+  const streams = new OpenStreams();
+  const keys = new KeyCache({
+    knex: runtime.db.knex,
+    bus: runtime.bus,
+    logger: runtime.logger,
+    ttlMs: config.KEY_CACHE_TTL_MS,
+    onChange: (notice) => streams.close(notice.keyIds ?? []),
+  });
   const listening = keys.start().catch((error: unknown) => {
     runtime.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'listening for key changes failed; cached keys expire by age only');
   });
@@ -58,6 +68,7 @@ export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeSt
   });
   return {
     keys,
+    streams,
     keyUse,
     requestLog,
     rateLimiter,

@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { endOnDrain, isDraining } from '@connectivity/platform';
 import type { Response } from 'express';
+import type { OpenStreams } from './open-streams.ts';
 import { UpstreamFailure, upstreamError, type ForwardRequest, type Forwarder } from './forward.ts';
 
 /**
@@ -10,7 +11,7 @@ import { UpstreamFailure, upstreamError, type ForwardRequest, type Forwarder } f
  * answer; a drain of this gateway ends it too, and the client reconnects with Last-Event-ID.
  * An answer that is not a stream (an error) is sent as any other.
  */
-export async function passStream(deps: { forwarder: Forwarder }, res: Response, request: ForwardRequest): Promise<void> {
+export async function passStream(deps: { forwarder: Forwarder; streams: OpenStreams }, res: Response, request: ForwardRequest): Promise<void> {
   const upstream = new AbortController();
   const abort = () => upstream.abort();
   res.once('close', abort);
@@ -37,6 +38,9 @@ export async function passStream(deps: { forwarder: Forwarder }, res: Response, 
     res.end();
   };
   endOnDrain(res, end);
+  // Its key revoked, rotated or restricted: ended at once (the reconnect meets the key's new state).
+  const keyId = request.identity.keyId;
+  const unregister = keyId === undefined ? () => undefined : deps.streams.add(keyId, end);
   // This gateway is stopping: the client is sent on to another one at once.
   if (isDraining()) end();
   const body = answer.body;
@@ -47,6 +51,7 @@ export async function passStream(deps: { forwarder: Forwarder }, res: Response, 
     // client's reconnect (with Last-Event-ID) resumes it.
     if (!res.writableEnded) res.destroy();
   } finally {
+    unregister();
     res.off('close', abort);
   }
 }

@@ -175,7 +175,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
 
   // A stream (GET, so no idempotency) passes on as it comes: never cached, no forward timeout.
   if (entry.metadata.stream) {
-    await passStream(deps, res, forwardRequest(entry, req, key, choice.version, params));
+    await passStream({ forwarder: deps.forwarder, streams: deps.edge.streams }, res, forwardRequest(entry, req, key, choice.version, params));
     return;
   }
 

@@ -9,6 +9,7 @@ import { bearerToken, hashSecret, secretEnvironment } from '../domain/api-key-se
 export const KEY_CHANGES_SUBJECT = 'control.gateway.keys';
 
 export interface KeyChangeNotice {
+  /** Keys revoked, restricted or replaced: dropped from every cache, and their open streams closed. */
   keyIds?: string[];
   accountId?: string;
   /** A key was issued: forget the tokens remembered as unknown (one of them may be it now). */
@@ -29,6 +30,8 @@ export interface KeyCacheOptions {
   ttlMs: number;
   /** After this an entry is re-read before it answers (a missed notice cannot outlive it). */
   maxStaleMs?: number;
+  /** Told of every change notice, this instance's and the others' (after the cache dropped what it names). */
+  onChange?: (notice: KeyChangeNotice) => void;
   /** Unknown tokens are remembered this long, at most `maxUnknown` of them. */
   unknownTtlMs?: number;
   maxUnknown?: number;
@@ -89,6 +92,7 @@ export class KeyCache {
     }
     if (notice.accountId) for (const hash of [...(this.byAccount.get(notice.accountId) ?? [])]) this.drop(hash);
     if (notice.issued) for (const [hash, entry] of [...this.entries]) if (!entry.key) this.drop(hash);
+    this.options.onChange?.(notice);
   }
 
   /** Updates the cached fields of an account's keys after this instance changed them itself (its pin). */

@@ -72,6 +72,41 @@ describe('the event stream across instances', () => {
     expect(new Set(ids(one)).size).toBe(total);
   });
 
+  test('a key revoked, rotated or restricted through one gateway closes its streams on the other within a second', async () => {
+    const admin = async (method: string, path: string, body: unknown = {}) => {
+      const response = await fetch(`${stack.adminUrls[0] ?? ''}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+      return (await response.json()) as { id: string; secret?: string };
+    };
+    const account = await createAccount(stack.knex);
+    const closedWithinASecond = async (secret: string, change: () => Promise<unknown>) => {
+      const connection = await openStream(`${stack.gatewayUrls[1] ?? ''}/v1/events/stream`, { authorization: `Bearer ${secret}` });
+      expect(connection.status).toBe(200);
+      open.push(connection);
+      // The stream is open end to end once it has said how long to wait before reconnecting.
+      const opened = Date.now();
+      while (!connection.raw.includes('retry:') && Date.now() - opened < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = Date.now();
+      await change();
+      await connection.ended;
+      expect(Date.now() - started).toBeLessThan(1_000);
+    };
+    const rotate = () => admin('POST', `/admin/accounts/${account.account.id}/keys`, { environment: 'test', scopes: ['events:read'] });
+
+    // Restricted through gateway 0's admin API, while the stream runs through gateway 1.
+    await closedWithinASecond(account.test.secret, () => admin('PATCH', `/admin/keys/${account.test.key.id}`, { scopes: ['esim:read'] }));
+    // Rotated: the replaced key's stream closes.
+    const rotated = await rotate();
+    await closedWithinASecond(rotated.secret ?? '', rotate);
+    // Revoked.
+    const revocable = await rotate();
+    await closedWithinASecond(revocable.secret ?? '', () => admin('POST', `/admin/keys/${revocable.id}/revoke`));
+  });
+
   test('SIGTERM on the serving instance ends its streams at once; a resume elsewhere loses nothing', async () => {
     const served = await stream(0);
     await buy(1);
