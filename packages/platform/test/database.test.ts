@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -150,6 +150,40 @@ describe('embedded PGlite', () => {
         await Promise.all([db.close(), db.close()]);
       }
       await expect(db.ping()).rejects.toThrow();
+    },
+    SETUP_TIMEOUT,
+  );
+
+  test(
+    'is reached through a Unix socket in a folder only its user may enter, and keeps its files to its user',
+    async () => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-db-'));
+      const db = await createDatabase({ dataDir });
+      try {
+        await db.ping();
+        const connection = (db.knex.client as { config: { connection: { host: string } } }).config.connection;
+        // No TCP port: the host is the socket's folder, mode 0700.
+        expect(connection.host.startsWith('/')).toBe(true);
+        expect((await stat(connection.host)).mode & 0o777).toBe(0o700);
+        expect(existsSync(path.join(connection.host, '.s.PGSQL.5432'))).toBe(true);
+        // The data folder is closed to everyone else.
+        expect((await stat(path.join(dataDir, 'pglite'))).mode & 0o777).toBe(0o700);
+        await db.close();
+        expect(existsSync(connection.host)).toBe(false);
+
+        // What the WASM file system left wider than 0600 is set right at the next start.
+        const widened = path.join(dataDir, 'pglite', 'PG_VERSION');
+        await chmod(widened, 0o666);
+        const reopened = await createDatabase({ dataDir });
+        try {
+          expect((await stat(widened)).mode & 0o777).toBe(0o600);
+        } finally {
+          await reopened.close();
+        }
+      } finally {
+        await db.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     },
     SETUP_TIMEOUT,
   );

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -57,13 +58,15 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
   if (dataDir !== MEMORY_DATA_DIR) {
     directory = path.resolve(dataDir, 'pglite');
     await initialiseDataDirectory(directory);
+    await keepPrivate(directory);
   }
   const server = await startPgliteServer(directory);
 
-  // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes.
+  // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes; `pg`
+  // reaches a Unix socket as `<host folder>/.s.PGSQL.<port>`.
   const knex = knexFactory({
     client: 'pg',
-    connection: { host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres' },
+    connection: { host: server.socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
     // PGlite is a single Postgres backend: a second connection would share its session and
     // transaction state, so the pool holds exactly one and everything else queues for it.
     pool: { min: 1, max: 1 },
@@ -77,26 +80,37 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
 }
 
 const SERVER_SCRIPT = new URL('./pglite-server.ts', import.meta.url);
+/** Only names the socket file (`.s.PGSQL.5432`), as PostgreSQL's clients expect. */
+const SOCKET_PORT = 5432;
 
 /**
  * PGlite and its wire-protocol server in a worker thread (see pglite-server.ts for why). The
  * worker gets no Node options: it needs none, and the telemetry `--import` would start a second
  * SDK in it.
  */
-async function startPgliteServer(directory: string | undefined): Promise<{ port: number; close(): Promise<void> }> {
-  const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
+async function startPgliteServer(directory: string | undefined): Promise<{ socketDir: string; close(): Promise<void> }> {
+  // A fresh folder of the system's temporary space: mkdtemp makes it 0700, and its path stays
+  // short (a socket path may not exceed ~100 bytes, which DATA_DIR could).
+  const socketDir = await mkdtemp(path.join(tmpdir(), 'connectivity-db-'));
+  const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
+  const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, socketPath, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', (message: { port?: number; error?: string }) => {
-      if (message.port !== undefined) resolve(message.port);
-      else reject(new Error(`the embedded database could not start: ${message.error ?? 'unknown error'}`));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', (message: { listening?: boolean; error?: string }) => {
+        if (message.listening) resolve();
+        else reject(new Error(`the embedded database could not start: ${message.error ?? 'unknown error'}`));
+      });
+      worker.once('error', reject);
+      void exited.then(() => reject(new Error('the embedded database stopped while starting')));
     });
-    worker.once('error', reject);
-    void exited.then(() => reject(new Error('the embedded database stopped while starting')));
-  });
+  } catch (error) {
+    await rm(socketDir, { recursive: true, force: true });
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   return {
-    port,
+    socketDir,
     close() {
       closing ??= (async () => {
         // Closed means the database has flushed its last writes; the thread is then ended
@@ -105,6 +119,7 @@ async function startPgliteServer(directory: string | undefined): Promise<{ port:
         worker.postMessage('close');
         await Promise.race([closed, exited]);
         await worker.terminate();
+        await rm(socketDir, { recursive: true, force: true });
       })();
       return closing;
     },
@@ -141,6 +156,21 @@ async function initialiseDataDirectory(dir: string): Promise<void> {
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/**
+ * The database's files are its user's alone: folders 0700, files 0600, as PostgreSQL keeps its
+ * own. The WASM file system gives the files it makes wider modes (up to 0666), so what earlier
+ * runs left is set right at each start, and the folder's 0700 keeps everyone else out of what
+ * is made while it runs.
+ */
+async function keepPrivate(dir: string): Promise<void> {
+  await chmod(dir, 0o700);
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) await chmod(full, 0o700);
+    else if (entry.isFile()) await chmod(full, 0o600);
   }
 }
 

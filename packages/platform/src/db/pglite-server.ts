@@ -3,14 +3,17 @@
 // quarter of the embedded form's CPU under order load: the WASM backend, its file writes, the
 // protocol) runs beside the services' JavaScript on another core instead of taking turns with it.
 //
-// workerData: { directory?: string, conf: string[] } (no directory: in memory). It posts
-// { port } once listening, or { error } if it could not start; the message 'close' stops the
-// server, closes the database (its last writes flushed) and ends the thread.
+// workerData: { directory?: string, socketPath: string, conf: string[] } (no directory: in
+// memory). It serves on the Unix socket `socketPath`, whose folder only this user may enter:
+// the embedded database takes no password, so no other user of the machine may reach it (on
+// a loopback port any local process could). It posts { listening: true } once listening, or
+// { error } if it could not start; the message 'close' stops the server, closes the database
+// (its last writes flushed) and ends the thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-const { directory, conf } = workerData as { directory?: string; conf: string[] };
+const { directory, socketPath, conf } = workerData as { directory?: string; socketPath: string; conf: string[] };
 const port = parentPort;
 if (!port) throw new Error('pglite-server.ts runs as a worker thread');
 
@@ -19,7 +22,7 @@ try {
   const pglite = directory === undefined ? await PGlite.create(options) : await PGlite.create(directory, options);
   // The client's pool holds one connection; a little slack so a reconnect is not refused while
   // the previous socket is still being torn down.
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 4 });
+  const server = new PGLiteSocketServer({ db: pglite, path: socketPath, maxConnections: 4 });
   try {
     await server.start();
   } catch (error) {
@@ -35,8 +38,7 @@ try {
       port.close();
     })();
   });
-  // After start() the server reports the port the OS actually bound.
-  port.postMessage({ port: Number(server.getServerConn().split(':').pop()) });
+  port.postMessage({ listening: true });
 } catch (error) {
   port.postMessage({ error: error instanceof Error ? error.message : String(error) });
   port.close();
