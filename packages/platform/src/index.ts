@@ -13,4 +13,5 @@ export * from './pagination/index.ts';
 export * from './idempotency/index.ts';
 export * from './telemetry/metrics.ts';
 export { metricsHandler } from './telemetry/start.ts';
+export { untracedRequest } from './telemetry/untraced.ts';
 export * from './work/index.ts';

@@ -6,7 +6,14 @@ import { describe, expect, test } from 'vitest';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
-function runTracedApp(env: NodeJS.ProcessEnv): Promise<{ traceId: string | null }> {
+interface TracedAppOutput {
+  traceId: string | null;
+  heard: Record<string, string | undefined>;
+  receiverPort: number;
+  metrics: string;
+}
+
+function runTracedApp(env: NodeJS.ProcessEnv): Promise<TracedAppOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', './src/telemetry/register.mjs', 'test/fixtures/traced-app.ts'], {
       cwd: packageDir,
@@ -17,7 +24,7 @@ function runTracedApp(env: NodeJS.ProcessEnv): Promise<{ traceId: string | null 
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code) => {
       if (code !== 0) reject(new Error(`exit ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { traceId: string | null });
+      else resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as TracedAppOutput);
     });
   });
 }
@@ -27,6 +34,16 @@ describe('telemetry (node --import register.mjs)', () => {
     // No endpoint: nothing is exported, yet spans are real (trace ids in logs, bus propagation).
     const seen = await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: '' });
     expect(seen.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  });
+
+  test('a request marked untraced (a tenant webhook) carries no traceparent and labels no metric with its host', async () => {
+    const seen = await runTracedApp({ OTEL_SERVICE_NAME: 'telemetry-test', OTEL_EXPORTER_OTLP_ENDPOINT: '' });
+    expect(seen.heard['/traced']).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-/);
+    expect(seen.heard['/untraced']).toBe('none');
+    // Only the traced call was counted: one series for the receiver's port, with one observation.
+    const series = seen.metrics.split('\n').filter((line) => line.startsWith('http_client_request_duration_count') && line.includes(`server_port="${seen.receiverPort}"`));
+    expect(series).toHaveLength(1);
+    expect(series[0]).toMatch(/ 1$/);
   });
 
   test('spans are exported over OTLP/HTTP when an endpoint is configured', async () => {

@@ -9,6 +9,7 @@ import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { parseConfig, telemetryConfigSchema } from '../config.ts';
+import { isUntracedRequest } from './untraced.ts';
 
 let sdk: NodeSDK | undefined;
 let prometheus: PrometheusExporter | undefined;
@@ -42,7 +43,8 @@ let instrumentations: Instrumentation[] | undefined;
 function theInstrumentations(): Instrumentation[] {
   instrumentations ??= [
     // Outgoing node:http calls only; incoming requests are `traceRequests`' (see there why).
-    new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
+    // Calls marked `untracedRequest` (tenant webhooks) are left alone.
+    new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, ignoreOutgoingRequestHook: isUntracedRequest }),
     // fetch and undici: forwards and service-to-service calls are client spans that carry the trace.
     new UndiciInstrumentation(),
     new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
