@@ -17,7 +17,7 @@ import { Service, type IService } from 'kubernetes-models/v1/Service';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { KustomizeError, objectKey, parseImage, readYamlDocuments, renderKustomization, type KubeObject } from './support/kustomize.ts';
-import { ingressAllowed, type Peer } from './support/network-policy.ts';
+import { egressAllowed, ingressAllowed, type Destination, type Peer } from './support/network-policy.ts';
 
 /**
  * deploy/kubernetes, rendered offline for each overlay (test/support/kustomize.ts, the subset of
@@ -376,6 +376,28 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('lets notifications, which calls URLs tenants choose, reach the internet, DNS, its database and bus, and nothing else in the cluster', () => {
+    const notifications = deployments.find((d) => nameOf(d) === 'notifications');
+    expect(notifications).toBeDefined();
+    const source: Peer = { namespace, labels: podLabels(notifications as never) };
+    const data = (name: string): Peer => ({ namespace: 'connectivity-data', labels: { 'app.kubernetes.io/name': name } });
+    const allowed = (destination: Destination, port: number, protocol = 'TCP') => egressAllowed(policies, source, destination, port, protocol);
+
+    expect(allowed({ ip: '93.184.216.34' }, 443)).toBe(true);
+    expect(allowed({ ip: '93.184.216.34' }, 8443)).toBe(true);
+    expect(allowed({ ip: '2606:2800:220:1:248:1893:25c8:1946' }, 443)).toBe(true);
+    expect(allowed({ peer: { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } } }, 53, 'UDP')).toBe(true);
+    expect(allowed({ peer: data('postgresql') }, 5432)).toBe(true);
+    expect(allowed({ peer: data('nats') }, 4222)).toBe(true);
+
+    for (const ip of ['169.254.169.254', '10.0.0.1', '10.96.0.1', '172.20.3.4', '192.168.1.1', '127.0.0.1', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::1']) {
+      expect(allowed({ ip }, 80), ip).toBe(false);
+    }
+    const gateway = deployments.find((d) => nameOf(d) === 'gateway');
+    expect(allowed({ peer: { namespace, labels: podLabels(gateway as never) } }, ADMIN_PORT)).toBe(false);
+    expect(allowed({ peer: data('postgresql') }, 22)).toBe(false);
   });
 
   it('runs every container as non-root, read-only, without privileges, under RuntimeDefault seccomp', () => {

@@ -1,3 +1,4 @@
+import { BlockList, isIPv4 } from 'node:net';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 
 /** A pod that opens a connection, or receives one. */
@@ -53,6 +54,64 @@ export function ingressAllowed(policies: INetworkPolicy[], source: Peer, target:
           return (entry.protocol ?? 'TCP') === 'TCP' && entry.port === port;
         });
       return fromOk && portOk;
+    });
+  });
+}
+
+/** Where an egress connection goes: a pod, or an address outside the cluster's pods. */
+export type Destination = { peer: Peer } | { ip: string };
+
+type PolicyPort = NonNullable<NonNullable<NonNullable<INetworkPolicy['spec']>['egress']>[number]['ports']>[number];
+
+function portMatches(entry: PolicyPort, port: number, protocol: string, name: string): boolean {
+  if (typeof entry.port !== 'number' || entry.endPort !== undefined) throw new Error(`${name}: only single numeric ports are evaluated by this test`);
+  return (entry.protocol ?? 'TCP') === protocol && entry.port === port;
+}
+
+function inBlock(ip: string, block: { cidr: string; except?: string[] }): boolean {
+  const family = isIPv4(ip) ? 'ipv4' : 'ipv6';
+  const [network = '', prefix = ''] = block.cidr.split('/');
+  if ((network.includes(':') ? 'ipv6' : 'ipv4') !== family) return false;
+  const inside = new BlockList();
+  inside.addSubnet(network, Number(prefix), family);
+  if (!inside.check(ip, family)) return false;
+  const excluded = new BlockList();
+  for (const except of block.except ?? []) {
+    const [net = '', bits = ''] = except.split('/');
+    if ((net.includes(':') ? 'ipv6' : 'ipv4') === family) excluded.addSubnet(net, Number(bits), family);
+  }
+  return !excluded.check(ip, family);
+}
+
+/**
+ * Whether `source` may open a connection to `destination` on `port` under Kubernetes' egress
+ * NetworkPolicy semantics: a pod selected by no egress policy may go anywhere; a selected pod
+ * only where one rule of one selecting policy allows. Pods are matched by selectors, addresses
+ * by ipBlock (with its exceptions); anything else throws.
+ */
+export function egressAllowed(policies: INetworkPolicy[], source: Peer, destination: Destination, port: number, protocol = 'TCP'): boolean {
+  const selecting = policies.filter((policy) => {
+    const name = policy.metadata?.name ?? '(unnamed)';
+    return policy.metadata?.namespace === source.namespace && (policy.spec?.policyTypes ?? []).includes('Egress') && selects(policy.spec?.podSelector, source.labels, name);
+  });
+  if (selecting.length === 0) return true;
+
+  return selecting.some((policy) => {
+    const name = policy.metadata?.name ?? '(unnamed)';
+    return (policy.spec?.egress ?? []).some((rule) => {
+      const toOk =
+        !rule.to?.length ||
+        rule.to.some((peer) => {
+          if (peer.ipBlock) return 'ip' in destination && inBlock(destination.ip, peer.ipBlock);
+          if (!('peer' in destination)) return false;
+          if (!peer.podSelector && !peer.namespaceSelector) throw new Error(`${name}: an empty peer`);
+          const namespaceOk = peer.namespaceSelector
+            ? selects(peer.namespaceSelector, namespaceLabels(destination.peer), name)
+            : destination.peer.namespace === policy.metadata?.namespace;
+          return namespaceOk && selects(peer.podSelector, destination.peer.labels, name);
+        });
+      const portOk = !rule.ports?.length || rule.ports.some((entry) => portMatches(entry, port, protocol, name));
+      return toOk && portOk;
     });
   });
 }
