@@ -1,4 +1,4 @@
-import { closeServer, listen, newId, type Database } from '@connectivity/platform';
+import { closeServer, listen, newId, startService, type Database } from '@connectivity/platform';
 import { inventoryService, loadConfig as loadInventoryConfig, migrations as inventoryMigrations } from '@connectivity/inventory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/index.ts';
@@ -13,7 +13,7 @@ beforeAll(async () => {
   world = await startCliWorld({
     migrations: [inventoryMigrations],
     async prepare(database, bus) {
-      const inventory = await inventoryService.start(
+      const inventory = await startService(inventoryService, 
         { db: database, bus, logger: silentLogger },
         // No catalogue is needed: the releases below hold no profile, so the worker never calls it.
         loadInventoryConfig({ INTERNAL_TOKEN, CURSOR_SECRET, RELEASE_POLL_INTERVAL_MS: '100', SWEEPER_INTERVAL_MS: String(3_600_000) }),

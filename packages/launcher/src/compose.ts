@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeServer, listen, runMigrations, type ServiceRuntime, type StartedService } from '@connectivity/platform';
+import { buildService, closeServer, listen, runMigrations, type ServiceRuntime, type StartedService } from '@connectivity/platform';
 import { allServices, URL_VARIABLE } from './services.ts';
 
 export interface ComposeOptions {
@@ -32,10 +32,11 @@ export async function startComposition({ runtime, env: baseEnv, port, host }: Co
     const isGateway = service.name === 'gateway';
     const config = service.loadConfig({ ...env, PORT: String(isGateway ? port : 0), HOST: isGateway ? host : '127.0.0.1' });
     await runMigrations(runtime.db.knex, service.migrations);
-    const running = await service.start({ ...runtime, logger: runtime.logger.child({ service: service.name }) }, config);
+    const running = await buildService(service, { ...runtime, logger: runtime.logger.child({ service: service.name }) }, config);
     started.push(running);
     const server = await listen(running.app, config.PORT, config.HOST);
     servers.push(server);
+    await running.startBackground();
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const variable = URL_VARIABLE[service.name];
     if (variable) env[variable] = url;
@@ -44,7 +45,7 @@ export async function startComposition({ runtime, env: baseEnv, port, host }: Co
   return {
     gatewayUrl,
     async stop() {
-      // The gateway closes first so no new work arrives, then each service's workers stop.
+      // The gateway closes first so no new work arrives, then each service's background work stops.
       for (const server of [...servers].reverse()) await closeServer(server);
       for (const running of [...started].reverse()) await running.stop();
     },

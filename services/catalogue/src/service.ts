@@ -1,15 +1,13 @@
 import type { ServiceDefinition } from '@connectivity/platform';
-import { createApp } from './app.ts';
+import { createApp, type AppDeps } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 
-/** catalogue has no background workers: it serves the sandbox catalogue and fronts the supplier. */
-export const catalogueService: ServiceDefinition<Config> = {
+/** catalogue: the sandbox catalogue and the live supplier behind it; no background work. */
+export const catalogueService: ServiceDefinition<Config, AppDeps> = {
   name: 'catalogue',
   migrations,
   loadConfig,
-  start(runtime, config) {
-    const app = createApp({ ...runtime, config });
-    return Promise.resolve({ app, stop: () => Promise.resolve() });
-  },
+  context: (runtime, config) => ({ ...runtime, config }),
+  app: createApp,
 };

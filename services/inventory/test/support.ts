@@ -7,7 +7,7 @@ import {
   type FakeSupplier,
 } from '@connectivity/catalogue';
 import { INTERNAL_HEADERS, type Environment, type Esim, type Order } from '@connectivity/contracts';
-import { closeServer, createLogger, listen, newId, runMigrations, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
+import { closeServer, createLogger, listen, newId, runMigrations, startService, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import { eventually } from '@connectivity/platform/testing';
 export { eventually };
@@ -121,7 +121,7 @@ export async function startInventory(): Promise<Harness> {
     catalogueCalls.set(path, (catalogueCalls.get(path) ?? 0) + 1);
   });
   const servers = [catalogue.server];
-  const services: StartedService[] = [await inventoryService.start({ db, bus, logger }, inventoryConfig(catalogue.url))];
+  const services: StartedService[] = [await startService(inventoryService, { db, bus, logger }, inventoryConfig(catalogue.url))];
   const started = services[0];
   if (!started) throw new Error('inventory did not start');
 
@@ -165,7 +165,7 @@ export async function startInventory(): Promise<Harness> {
     async withoutSupplier() {
       const bare = await startCatalogueServer(db, bus);
       servers.push(bare.server);
-      const other = await inventoryService.start({ db, bus, logger }, inventoryConfig(bare.url));
+      const other = await startService(inventoryService, { db, bus, logger }, inventoryConfig(bare.url));
       services.push(other);
       return other.app;
     },

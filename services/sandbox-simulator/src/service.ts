@@ -1,14 +1,13 @@
 import type { ServiceDefinition } from '@connectivity/platform';
-import { createApp } from './app.ts';
+import { createApp, type AppDeps } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 
-export const sandboxSimulatorService: ServiceDefinition<Config> = {
+/** sandbox-simulator: /v1/test/usage and /v1/test/error; no background work. */
+export const sandboxSimulatorService: ServiceDefinition<Config, AppDeps> = {
   name: 'sandbox-simulator',
   migrations,
   loadConfig,
-  start(runtime, config) {
-    const app = createApp({ ...runtime, config });
-    return Promise.resolve({ app, stop: () => Promise.resolve() });
-  },
+  context: (runtime, config) => ({ ...runtime, config }),
+  app: createApp,
 };

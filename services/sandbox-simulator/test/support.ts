@@ -10,6 +10,7 @@ import {
 import type { Environment, Esim, Order } from '@connectivity/contracts';
 import { inventoryService, loadConfig as loadInventoryConfig, migrations as inventoryMigrations } from '@connectivity/inventory';
 import {
+  startService,
   closeServer,
   createLogger,
   listen,
@@ -139,7 +140,7 @@ export class UsageWorld {
       CATALOGUE_URL: urlOf(catalogue),
       OUTBOX_POLL_INTERVAL_MS: '50',
     });
-    const inventory: StartedService = await inventoryService.start({ db, bus, logger }, inventoryConfig);
+    const inventory: StartedService = await startService(inventoryService, { db, bus, logger }, inventoryConfig);
     closers.push(() => inventory.stop());
     const inventoryServer = await listen(inventory.app, 0, '127.0.0.1');
     closers.push(() => closeServer(inventoryServer));

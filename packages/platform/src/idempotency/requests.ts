@@ -56,6 +56,69 @@ export const keyReused = (): ApiError =>
   });
 
 /**
+ * The Idempotency-Key claim a request holds while it runs, handed by its route to the use case
+ * that makes the change (`claimOf(res)`): the use case records its answer with the change, in
+ * the same transaction, so a retry after any crash gets this answer instead of a second change.
+ * A request without a key (or a call the service makes itself) holds `NO_CLAIM`, which records
+ * nothing. If the claim was lost (its lease ran out and a retry took it over), recording
+ * refuses the transaction, and the retry's answer stands.
+ */
+export interface IdempotencyClaim {
+  /** Runs `work` in one transaction and records the answer it returns in that transaction. */
+  answerInTransaction<T>(knex: Knex, status: number, work: (trx: Knex.Transaction) => Promise<T>, headers?: Record<string, string>): Promise<T>;
+  /** Records an answer in `trx`, the transaction that makes the change. */
+  record(trx: Knex.Transaction, status: number, body: unknown, headers?: Record<string, string>): Promise<void>;
+  /** Records an answer in a change made by one statement (see `oneStatement`), refused with it if the claim was lost. */
+  recordIn(statement: OneStatement, db: Knex, status: number, body: unknown, headers?: Record<string, string>): void;
+  /** Records a refusal that follows a committed change (e.g. expired, then refused). */
+  recordError(trx: Knex.Transaction, error: ApiError): Promise<void>;
+}
+
+function claimFor(held: HeldClaim | undefined): IdempotencyClaim {
+  const claim: IdempotencyClaim = {
+    answerInTransaction: (knex, status, work, headers = {}) =>
+      knex.transaction(async (trx) => {
+        const body = await work(trx);
+        await claim.record(trx, status, body, headers);
+        return body;
+      }),
+    record: (trx, status, body, headers = {}) => recordHeld(held, trx, status, body, headers),
+    recordIn: (statement, db, status, body, headers = {}) => recordHeldIn(held, statement, db, status, body, headers),
+    recordError: (trx, error) => (held ? recordHeld(held, trx, error.status, error.toBody(held.baseUrl), {}) : Promise.resolve()),
+  };
+  return claim;
+}
+
+/** The claim of a request without an Idempotency-Key, or of a call the service makes for itself: records nothing. */
+export const NO_CLAIM: IdempotencyClaim = claimFor(undefined);
+
+const CLAIM_LOCAL = Symbol('idempotency claim');
+
+/** The claim the request answered by `res` holds (`NO_CLAIM` when it holds none). */
+export const claimOf = (res: Response): IdempotencyClaim => (res.locals[CLAIM_LOCAL as unknown as string] as IdempotencyClaim | undefined) ?? NO_CLAIM;
+
+async function recordHeld(claim: HeldClaim | undefined, trx: Knex.Transaction, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
+  if (!claim) return;
+  const stored = await claim.store.complete(trx, claim.ref, { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) });
+  if (!stored) throw inProgress(claim.res);
+  trx.executionPromise.then(
+    () => {
+      claim.committed = true;
+    },
+    () => undefined,
+  );
+}
+
+function recordHeldIn(claim: HeldClaim | undefined, statement: OneStatement, db: Knex, status: number, body: unknown, headers: Record<string, string>): void {
+  if (!claim) return;
+  const answer = { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) };
+  statement.require(claim.store.completion(db, claim.ref, answer), () => inProgress(claim.res));
+  statement.afterCommit(() => {
+    claim.committed = true;
+  });
+}
+
+/**
  * Records the answer of the current request against its Idempotency-Key, in `trx`: the
  * transaction that makes the request's change. So the change and the answer commit together,
  * and a retry after any crash gets this answer instead of a second change. A request without a
@@ -160,6 +223,7 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       }
       const stopHolding = store.hold(db, ref, options.leaseMs, (error) => options.logger.warn({ err: error }, 'renewing an idempotency claim failed'));
       const held: HeldClaim = { db, store, ref, baseUrl: options.baseUrl, res, sealer: options.sealer, committed: false };
+      res.locals[CLAIM_LOCAL as unknown as string] = claimFor(held);
       /** The answer was stored before it was sent: the record is final. */
       let stored = false;
       const json = res.json.bind(res);

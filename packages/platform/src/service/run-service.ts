@@ -8,6 +8,7 @@ import { createLogger } from '../logger.ts';
 import { traceRequests } from '../telemetry/server-spans.ts';
 import { closeServer, trackRequests } from './drain.ts';
 import { exitOnSignal } from './shutdown.ts';
+import { buildService } from './started-service.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
 
 /**
@@ -29,23 +30,25 @@ export function listen(app: RequestListener & { locals?: Record<string, unknown>
 
 /**
  * main.ts of every deployable: read config, build the real database and bus, migrate if asked,
- * start, listen, and on SIGTERM/SIGINT stop taking requests, stop workers, then close the
- * bus and the database, so nothing in flight is lost.
+ * build the service, listen, start its declared background work, and on SIGTERM/SIGINT stop
+ * taking requests, stop the background work, then close the bus and the database, so nothing in
+ * flight is lost.
  */
-export async function runService<C extends ServiceConfig>(definition: ServiceDefinition<C>): Promise<void> {
+export async function runService<C extends ServiceConfig, Context>(definition: ServiceDefinition<C, Context>): Promise<void> {
   const config = definition.loadConfig();
   const logger = createLogger({ name: definition.name, level: config.LOG_LEVEL });
   if (!config.INTERNAL_TOKEN) throw new ConfigError('INTERNAL_TOKEN is required when a service runs as its own process.');
   const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX });
   if (config.MIGRATE_ON_START || db.kind === 'pglite') await runMigrations(db.knex, definition.migrations);
   const bus = await createBus(busOptionsFrom(config, definition.name));
-  const started = await definition.start({ db, bus, logger }, config);
+  const started = await buildService(definition, { db, bus, logger }, config);
   const server = await listen(started.app, config.PORT, config.HOST);
+  await started.startBackground();
   logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, `${definition.name} listening`);
 
   exitOnSignal(logger, async () => {
     // Not ready from now on; in-flight requests finish (each closing its connection), then the
-    // workers stop (finishing what they claimed), then the bus and the database close.
+    // consumers and workers stop (finishing what they claimed), then the bus and the database close.
     await closeServer(server, config.DRAIN_TIMEOUT_MS);
     await started.stop();
     await bus.close();

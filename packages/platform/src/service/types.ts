@@ -13,18 +13,41 @@ export interface ServiceRuntime {
   logger: Logger;
 }
 
-/** A started service: its HTTP app (not listening) and a stop for its background workers. */
-export interface StartedService {
-  app: Express;
+/** Something running that can be told to stop: a poller, a consumer, a listener. */
+export interface Stoppable {
   stop(): Promise<void>;
 }
 
-/** What every deployable exports, so main.ts and the embedded runner treat them all alike. */
-export interface ServiceDefinition<C extends ServiceConfig = ServiceConfig> {
+/**
+ * One piece of a service's background work, declared by name: a bus consumer or a worker on the
+ * platform primitives (poller, claims, sweeps). Started after the service's server listens.
+ */
+export interface BackgroundWork<Context> {
+  name: string;
+  start(context: Context): Stoppable | Promise<Stoppable>;
+}
+
+/**
+ * What every deployable exports, so main.ts, the embedded runner and the tests treat them all
+ * alike, and so reading `service.ts` tells everything that runs:
+ *
+ * - `context` builds, once, what the app, the consumers and the workers share (repositories,
+ *   clients, policies);
+ * - `app` is the HTTP app (never listening: tests drive it with supertest);
+ * - `consumers` are the bus handlers and `workers` the background work, started in the order
+ *   listed once the server listens, and stopped on SIGTERM after it stopped taking requests:
+ *   consumers first (no new work comes in), then workers in the reverse order of the list (a
+ *   worker listed first, such as the outbox relay, stops last and publishes what the others
+ *   wrote).
+ */
+export interface ServiceDefinition<C extends ServiceConfig = ServiceConfig, Context = unknown> {
   name: ServiceName;
   migrations: MigrationSet;
   loadConfig(env?: NodeJS.ProcessEnv): C;
-  start(runtime: ServiceRuntime, config: C): Promise<StartedService>;
+  context(runtime: ServiceRuntime, config: C): Context | Promise<Context>;
+  app(context: Context): Express;
+  consumers?: readonly BackgroundWork<Context>[];
+  workers?: readonly BackgroundWork<Context>[];
 }
 
 export interface ServiceConfig extends CommonConfig {

@@ -3,3 +3,4 @@ export * from './poller.ts';
 export * from './signals.ts';
 export * from './links.ts';
 export * from './batcher.ts';
+export * from './sweep.ts';

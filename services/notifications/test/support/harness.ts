@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventType, Environment } from '@connectivity/contracts';
 import {
+  startService,
   buildEvent,
   createLogger,
   eventSubject,
@@ -94,7 +95,7 @@ export class Harness {
     const config: Config = loadConfig({ ...this.env, ...env });
     const service = createNotificationsService({ resolveHost: this.dns.resolve });
     const logger = createLogger({ name: 'notifications', level: config.LOG_LEVEL });
-    const started = await service.start({ db: this.db, bus: this.bus, logger }, config);
+    const started = await startService(service, { db: this.db, bus: this.bus, logger }, config);
     this.instances.push(started);
     return started;
   }
