@@ -1,6 +1,5 @@
-import { ApiError, apiErrorFromZod, type RouteEntry } from '@connectivity/contracts';
+import { ApiError, apiErrorFromZod, isZodSchema, type RouteEntry } from '@connectivity/contracts';
 import { findUnstorable, isUnstorableText, unstorableId, unstorableParameter } from '@connectivity/platform';
-import type { ZodTypeAny } from 'zod';
 
 export interface RequestParts {
   params: Record<string, string>;
@@ -8,8 +7,6 @@ export interface RequestParts {
   body: Record<string, unknown> | undefined;
 }
 
-const isZod = (value: unknown): value is ZodTypeAny =>
-  typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 
 /**
  * Step 8 of the order of checks: the request against the route's contract schemas, path then
@@ -24,12 +21,12 @@ export function validateRequest(entry: RouteEntry, parts: RequestParts): void {
   const unstorable = findUnstorable(parts.query) ?? (entry.route.method === 'GET' ? undefined : findUnstorable(parts.body));
   if (unstorable !== undefined) throw unstorableParameter(unstorable);
 
-  if (isZod(route.pathParams)) {
+  if (isZodSchema(route.pathParams)) {
     const result = route.pathParams.safeParse(parts.params);
     if (!result.success) throw apiErrorFromZod(result.error, 'path');
   }
 
-  if (isZod(route.query)) {
+  if (isZodSchema(route.query)) {
     const result = route.query.safeParse(parts.query);
     if (!result.success) throw apiErrorFromZod(result.error, 'query');
   } else {
@@ -43,7 +40,7 @@ export function validateRequest(entry: RouteEntry, parts: RequestParts): void {
   }
 
   if (entry.route.method === 'GET') return;
-  if (isZod(route.body)) {
+  if (isZodSchema(route.body)) {
     const result = route.body.safeParse(parts.body);
     if (!result.success) throw apiErrorFromZod(result.error, 'body');
   } else if (parts.body !== undefined) {

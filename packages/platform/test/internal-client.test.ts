@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const client = () => createInternalClient({ service: 'catalogue', baseUrl, internalToken: 'a-token-of-enough-length', timeoutMs: 2_000 });
-const caller = { accountId: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', environment: 'test', keyId: 'key_01jd8x7k2m9q4r5s6t7v8w9xyz' };
+const caller = { accountId: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', environment: 'test' as const, keyId: 'key_01jd8x7k2m9q4r5s6t7v8w9xyz' };
 
 // Values an attacker may put where a path parameter goes: traversal, `%`, `?`, `#`, `/`, and encoded variants.
 const HOSTILE = [

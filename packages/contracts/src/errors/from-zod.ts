@@ -1,4 +1,4 @@
-import type { ZodError, ZodIssue } from 'zod';
+import type { ZodError, ZodIssue, ZodTypeAny } from 'zod';
 import { ApiError } from './api-error.ts';
 import { REQUEST_HEADERS, canonicalHeaderName } from '../headers.ts';
 
@@ -118,3 +118,7 @@ function bound(type: string, relation: string, limit: number | bigint): string {
   if (type === 'array' || type === 'set') return `must contain ${relation} ${value} item${value === '1' ? '' : 's'}`;
   return `must be ${relation} ${value}`;
 }
+
+/** Whether a contract slot holds a zod schema (ts-rest lets headers, query and body be other things). */
+export const isZodSchema = (value: unknown): value is ZodTypeAny =>
+  typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';

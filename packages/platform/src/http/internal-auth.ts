@@ -2,13 +2,20 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError, ENVIRONMENTS, INTERNAL_HEADERS, type Environment } from '@connectivity/contracts';
 import type { Request, RequestHandler, Response } from 'express';
 
-/** Who is calling, as authenticated by the gateway and forwarded in internal headers. */
-export interface Identity {
+/**
+ * Who a call is made for: the account and environment of the API key the gateway authenticated,
+ * and that key. The one type every hop carries it in: the gateway builds it, the internal client
+ * sends it in internal headers, a service reads it back (`getCaller`) and hands it to its use
+ * cases. Calls a service makes for itself (a worker's, the operator's) have no key.
+ */
+export interface Caller {
   accountId: string;
   environment: Environment;
-  /** The API key that made the call; absent on calls the service makes for itself. */
-  keyId: string | undefined;
+  keyId?: string | undefined;
 }
+
+/** @deprecated The name `Caller` replaced; kept while the services move to it. */
+export type Identity = Caller;
 
 const isEnvironment = (value: string | undefined): value is Environment => ENVIRONMENTS.includes(value as Environment);
 
@@ -32,7 +39,7 @@ export function requireInternalToken(token: string): RequestHandler {
 
 /**
  * Reads the identity headers the gateway set. Operator and worker calls carry the internal token
- * but no caller identity; routes that act for a caller get it through `getIdentity`, which
+ * but no caller identity; routes that act for a caller get it through `getCaller`, which
  * refuses a call without one.
  */
 export const readIdentity: RequestHandler = (req, res, next) => {
@@ -44,15 +51,19 @@ export const readIdentity: RequestHandler = (req, res, next) => {
       next(new ApiError('key_missing', { message: 'The call carries an incomplete identity.' }));
       return;
     }
-    res.locals.identity = { accountId, environment, keyId } satisfies Identity;
+    res.locals.caller = { accountId, environment, keyId } satisfies Caller;
   }
   next();
 };
 
-export function getIdentity(res: Response): Identity {
-  const identity = res.locals.identity as Identity | undefined;
-  if (!identity) throw new ApiError('key_missing', { message: 'The call carries no identity.' });
-  return identity;
+/** The caller of a request that acts for one; a call without one is refused. */
+export function getCaller(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined;
+  if (!caller) throw new ApiError('key_missing', { message: 'The call carries no identity.' });
+  return caller;
 }
 
-export const identityOf = (_req: Request, res: Response): Identity => getIdentity(res);
+/** @deprecated `getCaller` replaced it; kept while the services move to it. */
+export const getIdentity = getCaller;
+
+export const callerOf = (_req: Request, res: Response): Caller => getCaller(res);

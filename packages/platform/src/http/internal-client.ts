@@ -1,9 +1,10 @@
-import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, errorResponseSchema, isErrorCode } from '@connectivity/contracts';
+import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, errorResponseSchema, isErrorCode, isZodSchema } from '@connectivity/contracts';
 import type { AppRoute } from '@ts-rest/core';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { z, ZodTypeAny } from 'zod';
 import { currentRequestId } from '../request-context.ts';
 import { newId } from '../ids.ts';
+import type { Caller } from './internal-auth.ts';
 
 /**
  * How a call ended when no response came back. `notSent`: the connection was never made, so the
@@ -25,12 +26,8 @@ export class UpstreamFailure extends Error {
   }
 }
 
-/** Who a call is made for: the caller's identity (absent on the operator's and workers' own calls). */
-export interface CallIdentity {
-  accountId: string;
-  environment: string;
-  keyId?: string | undefined;
-}
+/** @deprecated `Caller` replaced it; kept while the services move to it. */
+export type CallIdentity = Caller;
 
 export interface RawRequest {
   method: string;
@@ -110,8 +107,6 @@ export function pathFor(template: string, params: Record<string, unknown>): stri
   });
 }
 
-const isZod = (value: unknown): value is ZodTypeAny =>
-  typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 
 function searchOf(query: unknown): string {
   if (query === undefined || query === null) return '';
@@ -252,7 +247,7 @@ export function createInternalClient(options: InternalClientOptions) {
     const parts = input as { params?: Record<string, unknown>; query?: unknown; body?: unknown };
     const declared = route as { pathParams?: unknown; body?: unknown };
     let params = parts.params ?? {};
-    if (isZod(declared.pathParams)) {
+    if (isZodSchema(declared.pathParams)) {
       // A value that is not what the route declares never becomes part of a URL.
       const result = declared.pathParams.safeParse(params);
       if (!result.success) throw apiErrorFromZod(result.error, 'path');
