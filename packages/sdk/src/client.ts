@@ -1,4 +1,4 @@
-import { contract, type Contract } from '@connectivity/contracts';
+import { contract, type Contract } from '@connectivity/contracts/public';
 import { initClient, type InitClientReturn } from '@ts-rest/core';
 
 export interface ClientOptions {

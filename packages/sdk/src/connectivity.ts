@@ -1,5 +1,5 @@
-import { contract, REQUEST_HEADERS } from '@connectivity/contracts';
-import type { Contract } from '@connectivity/contracts';
+import { contract, REQUEST_HEADERS } from '@connectivity/contracts/public';
+import type { Contract } from '@connectivity/contracts/public';
 import { initClient } from '@ts-rest/core';
 import type { AppRoute, ClientInferRequest, InitClientReturn, SuccessfulHttpStatusCode } from '@ts-rest/core';
 import type { BaseHeaders, ClientOptions } from './client.ts';

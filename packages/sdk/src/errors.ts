@@ -1,5 +1,5 @@
-import { errorResponseSchema, RESPONSE_HEADERS } from '@connectivity/contracts';
-import type { ERROR_CATALOGUE, ErrorCode, ErrorObject, ErrorType } from '@connectivity/contracts';
+import { errorResponseSchema, RESPONSE_HEADERS } from '@connectivity/contracts/public';
+import type { ERROR_CATALOGUE, ErrorCode, ErrorObject, ErrorType } from '@connectivity/contracts/public';
 import { parseRetryAfter } from './retry.ts';
 
 /** The codes of the contract's error catalogue whose type is `T`, e.g. `CodeOfType<'rate_limit'>` is `'rate_limited'`. */

@@ -6,4 +6,4 @@ export { DEFAULT_RETRY, backoffMs, parseRetryAfter, retryVerdict, type RetryPoli
 export { newIdempotencyKey } from './transport.ts';
 export * from './webhooks.ts';
 export * from './express.ts';
-export type { EventType, ErrorCode, ErrorType, ErrorObject } from '@connectivity/contracts';
+export type { EventType, ErrorCode, ErrorType, ErrorObject } from '@connectivity/contracts/public';

@@ -1,4 +1,4 @@
-import type { List } from '@connectivity/contracts';
+import type { List } from '@connectivity/contracts/public';
 
 /**
  * What a `list` call returns: await it for the first page (the list envelope), or iterate it with

@@ -1,4 +1,4 @@
-import { RESPONSE_HEADERS } from '@connectivity/contracts';
+import { RESPONSE_HEADERS } from '@connectivity/contracts/public';
 
 /** How the client retries; every field has a default (see `DEFAULT_RETRY`). */
 export interface RetryPolicy {

@@ -1,4 +1,4 @@
-import { REQUEST_HEADERS } from '@connectivity/contracts';
+import { REQUEST_HEADERS } from '@connectivity/contracts/public';
 import type { ApiFetcherArgs } from '@ts-rest/core';
 import { ConnectionError } from './errors.ts';
 import { backoffMs, retryVerdict, type RetryPolicy } from './retry.ts';

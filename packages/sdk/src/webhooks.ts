@@ -1,5 +1,5 @@
-import { typedEventSchema } from '@connectivity/contracts';
-import type { ApiEvent, EventData, EventType } from '@connectivity/contracts';
+import { typedEventSchema } from '@connectivity/contracts/public';
+import type { ApiEvent, EventData, EventType } from '@connectivity/contracts/public';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
 export { WebhookVerificationError };

@@ -1,4 +1,4 @@
-import { extendApi } from '@anatine/zod-openapi';
+import { openApiOverride } from '../schemas/openapi-override.ts';
 import { z } from 'zod';
 import { apiKeySchema } from '../schemas/api-key.ts';
 import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
@@ -48,7 +48,7 @@ export const esimUsageThresholdEventDataSchema = titled(
   'EsimUsageThresholdEventData',
   z.object({
     object: eventEsimSchema,
-    threshold_percent: extendApi(z.union([z.literal(half), z.literal(most), z.literal(full)]), { type: 'integer' }),
+    threshold_percent: openApiOverride(z.union([z.literal(half), z.literal(most), z.literal(full)]), { type: 'integer' }),
     data_used_bytes: z.number().int().min(0),
     data_limit_bytes: z.number().int().min(0),
   }),

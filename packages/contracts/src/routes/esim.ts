@@ -1,4 +1,4 @@
-import { extendApi } from '@anatine/zod-openapi';
+import { openApiOverride } from '../schemas/openapi-override.ts';
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ESIM_STATES } from '../schemas/enums.ts';
@@ -32,7 +32,7 @@ export const createEsimBodySchema = z
 // `state`, `metadata` or both; a body with neither misses `state`, the field the specification requires.
 export const updateEsimBodySchema = titled(
   'UpdateEsimRequest',
-  extendApi(
+  openApiOverride(
     z
       .object({
         state: z.enum(ESIM_STATES).optional().describe('The target state.'),

@@ -1,4 +1,4 @@
-import { extendApi } from '@anatine/zod-openapi';
+import { openApiOverride } from './openapi-override.ts';
 import { z } from 'zod';
 import { titled } from './titled.ts';
 
@@ -57,7 +57,7 @@ function metadataInput(options: { allowEmpty: boolean; description: string }) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: issue.message, params: { param: issue.param } });
     }
   }) as unknown as z.ZodType<Record<string, string>, z.ZodTypeDef, Record<string, string>>;
-  return extendApi(schema.describe(options.description), {
+  return openApiOverride(schema.describe(options.description), {
     type: 'object',
     // `nullable: false` overrides what the generator says of `z.unknown()` values.
     additionalProperties: {
