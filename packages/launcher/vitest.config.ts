@@ -3,5 +3,6 @@ import shared from '../../vitest.shared.ts';
 
 // Each file here starts the whole system (one of them as a child process): one file at a time,
 // so a file never waits on another's start-up on a two-core machine. The tests of the
-// distributed form (one process per service, PostgreSQL + NATS) run apart: `pnpm test:distributed`.
-export default mergeConfig(shared, defineConfig({ test: { maxWorkers: 1, exclude: ['test/distributed/**', 'node_modules/**'] } }));
+// distributed form (one process per service, PostgreSQL + NATS) run apart: `pnpm test:distributed`, and
+// so do the checks of what an integrator installs and reads: `pnpm test:integrator`.
+export default mergeConfig(shared, defineConfig({ test: { maxWorkers: 1, exclude: ['test/distributed/**', 'test/integrator/**', 'node_modules/**'] } }));
