@@ -6,6 +6,7 @@ export * from './errors/api-error.ts';
 export * from './errors/from-zod.ts';
 export * from './errors/schema.ts';
 export * from './errors/items.ts';
+export * from './errors/guides.ts';
 
 export * from './events/types.ts';
 export * from './events/data.ts';

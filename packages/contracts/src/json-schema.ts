@@ -14,7 +14,8 @@ export function jsonSchemaOf(schema: ZodTypeAny): JsonSchema {
   return { $schema: 'https://json-schema.org/draft/2020-12/schema', ...withoutNullable(openApiSchemaOf(schema)) };
 }
 
-function withoutNullable(node: JsonSchema): JsonSchema {
+/** An OpenAPI 3.0 schema in JSON Schema 2020-12, the dialect of OpenAPI 3.1: `nullable` becomes a `null` type. */
+export function withoutNullable(node: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'nullable') continue;

@@ -49,8 +49,8 @@ describe('OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
   });
 
-  it('is OpenAPI 3.0 for version 2026-09-01, served from the given URL', () => {
-    expect(document.openapi).toBe('3.0.3');
+  it('is OpenAPI 3.1 for version 2026-09-01, served from the given URL', () => {
+    expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('2026-09-01');
     expect(document.servers).toEqual([{ url: 'https://api.example.test', description: 'The gateway' }]);
     expect(buildOpenApiDocument().servers?.[0]?.url).toBe('/');
@@ -118,9 +118,9 @@ describe('OpenAPI document', () => {
 
   it('documents the QR code as a PNG or SVG image, and its errors as JSON', () => {
     const responses = operation('GET', '/v1/esim/{id}/qr_code').responses as Record<string, ResponseObject>;
-    expect(responses['200']?.content).toEqual({
+    expect(responses['200']?.content).toMatchObject({
       'image/png': { schema: { type: 'string', format: 'binary' } },
-      'image/svg+xml': { schema: { type: 'string' } },
+      'image/svg+xml': { schema: { type: 'string' }, example: expect.stringMatching(/^<svg /) as unknown },
     });
     expect(responses['200']?.description).toContain('Accept');
     expect(responses['404']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
@@ -130,7 +130,8 @@ describe('OpenAPI document', () => {
   it('documents metadata on eSIMs and orders, the install URL, and the metadata filter as a deep object', () => {
     const esim = document.components?.schemas?.Esim as { properties: Record<string, unknown>; required: string[] };
     expect(esim.properties.metadata).toEqual({ $ref: '#/components/schemas/Metadata' });
-    expect(esim.properties.apple_install_url).toMatchObject({ type: 'string', format: 'uri', nullable: true });
+    expect(esim.properties.apple_install_url).toMatchObject({ type: ['string', 'null'], format: 'uri' });
+    expect(JSON.stringify(document)).not.toContain('"nullable"');
     expect(esim.required).toEqual(expect.arrayContaining(['metadata', 'apple_install_url']));
     expect((document.components?.schemas?.Order as { properties: Record<string, unknown> }).properties.metadata).toEqual({
       $ref: '#/components/schemas/Metadata',

@@ -18,7 +18,7 @@ export function eventCatalogueMarkdown(): string {
     '',
     'Every event has the envelope `{ object: "event", id, type, time, created_at, data, environment }`.',
     'Deliveries are signed per Standard Webhooks (`webhook-id` = the event id). The full JSON Schema of',
-    'each `data` is served by `GET /v1/event_types` and embedded in `GET /v1/openapi.json` (`x-event-types`).',
+    'each `data` is served by `GET /v1/event_types`; `GET /v1/openapi.json` gives each type its payload in `webhooks`.',
     '',
     '| Type | When | `data` fields |',
     '|---|---|---|',

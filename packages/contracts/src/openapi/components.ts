@@ -1,6 +1,7 @@
 import type { ComponentsObject, HeaderObject, ParameterObject, SchemaObject, TagObject } from 'openapi3-ts';
 import { RESPONSE_HEADERS, REQUEST_HEADERS } from '../headers.ts';
 import { openApiSchemaOf } from '../json-schema.ts';
+import { PARAMETER_EXAMPLES } from './examples/operations.ts';
 import { SERVICE_VERSIONS } from '../schemas/enums.ts';
 import { idSchema, ID_PREFIXES } from '../schemas/primitives.ts';
 import type { RouteGroup } from '../routes/contract.ts';
@@ -28,6 +29,7 @@ export const HEADER_PARAMETERS: Record<string, ParameterObject> = {
     required: true,
     description: idempotencyKeyHeader.description,
     schema: { type: 'string', minLength: 8, maxLength: 128 },
+    example: PARAMETER_EXAMPLES['Idempotency-Key'],
   },
   ServiceVersion: {
     name: REQUEST_HEADERS.serviceVersion,
@@ -35,6 +37,7 @@ export const HEADER_PARAMETERS: Record<string, ParameterObject> = {
     required: false,
     description: serviceVersionHeader.description,
     schema: { type: 'string', enum: [...SERVICE_VERSIONS] },
+    example: PARAMETER_EXAMPLES['Service-Version'],
   },
 };
 

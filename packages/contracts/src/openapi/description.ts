@@ -26,6 +26,6 @@ prefix, an underscore and 20 or more letters and digits (\`esim_\`, \`ord_\`, \`
 
 **Events and webhooks.** Everything asynchronous is an event, delivered to your webhook endpoints signed per Standard Webhooks
 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`), retried with backoff for about 3 days, and replayable.
-Test and live events are delivered separately. The event types and the schema of each event's \`data\` are listed in
-\`x-event-types\` of this document and by GET /v1/event_types.
+Test and live events are delivered separately. Each event type and its payload is in the \`webhooks\` section of this
+document (**Webhook events**) and listed by GET /v1/event_types.
 `.trim();

@@ -11,7 +11,7 @@ import { paginationQuery } from './params.ts';
 
 const c = initContract();
 
-const openApiDocumentSchema = titled('OpenApiDocument', openObject('An OpenAPI 3.0 document.'));
+const openApiDocumentSchema = titled('OpenApiDocument', openObject('An OpenAPI 3.1 document.'));
 
 const openApiMetadata: RouteMetadata = { service: 'gateway', scopes: [], auth: false, idempotent: false, errors: [] };
 
