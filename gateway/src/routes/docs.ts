@@ -20,7 +20,18 @@ export function docsRoutes(limit: RequestHandler): Router {
   router.get(
     '/docs',
     limit,
-    apiReference({ url: '/v1/openapi.json', pageTitle: 'Connectivity Service API reference', cdn: SCRIPT_PATH }) as unknown as RequestHandler,
+    apiReference({
+      url: '/v1/openapi.json',
+      pageTitle: 'Connectivity Service API reference',
+      cdn: SCRIPT_PATH,
+      // Nothing from another origin and nothing of the vendor's hosted product: system fonts instead of
+      // its font CDN, no telemetry, no AI agent ("Ask AI"), no MCP generator, no developer toolbar ("Deploy").
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+    }) as unknown as RequestHandler,
   );
   return router;
 }
