@@ -7,6 +7,7 @@ import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
 import { applyAddressLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
 import { ResponseCache } from './edge/response-cache.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { errorPageRoutes } from './routes/error-pages.ts';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApi);
   });
   app.use(docsRoutes(publicLimit));
+  app.use(errorPageRoutes(publicLimit, baseUrl));
 
   app.use(edgePipeline(pipelineDeps));
   app.use(errorHandler({ baseUrl, logger }));

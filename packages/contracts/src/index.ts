@@ -57,5 +57,6 @@ export * from './internal/catalogue-accounts.ts';
 export * from './internal/inventory-releases.ts';
 
 export * from './openapi.ts';
+export { errorExample } from './openapi/examples/operations.ts';
 
 export * from './admin/index.ts';
