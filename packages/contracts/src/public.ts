@@ -5,6 +5,7 @@ export * from './errors/catalogue.ts';
 export * from './errors/messages.ts';
 export * from './errors/schema.ts';
 export * from './errors/items.ts';
+export * from './errors/guides.ts';
 
 export * from './events/types.ts';
 export * from './events/data.ts';
