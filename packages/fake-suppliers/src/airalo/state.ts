@@ -1,0 +1,88 @@
+/** Usage statuses of GET /v2/sims/{iccid}/usage (AIR-11). */
+export type AiraloUsageStatus = 'NOT_ACTIVE' | 'ACTIVE' | 'FINISHED' | 'UNKNOWN' | 'EXPIRED' | 'RECYCLED';
+
+export type AiraloOrderStatus = 'completed' | 'failed' | 'refunded' | 'partially_refunded';
+
+export interface AiraloOrder {
+  id: number;
+  code: string;
+  created_at: string;
+  package_id: string;
+  quantity: number;
+  description: string | null;
+  brand_settings_name: string | null;
+  status: AiraloOrderStatus;
+  iccids: string[];
+  /** Set for orders placed through POST /v2/orders-async. */
+  request_id?: string;
+}
+
+export interface AiraloSim {
+  id: number;
+  iccid: string;
+  created_at: string;
+  order_id: number;
+  package_id: string;
+  lpa: string;
+  matching_id: string;
+  installed_at?: number;
+  /** The bundle started (first network attach): the validity counts from here (first-usage policy). */
+  activated_at?: number;
+  expires_at?: number;
+  finished_at?: number;
+  used_bytes: number;
+  status: AiraloUsageStatus;
+  /** Low-data notification levels already sent ("75%", "90%", "3days", "1days"). */
+  notified: string[];
+  brand_settings_name: string | null;
+  refund_id?: string;
+}
+
+export interface AiraloRefund {
+  refund_id: string;
+  created_at: string;
+  iccids: string[];
+  reason: string;
+  notes?: string;
+}
+
+export interface AiraloNotification {
+  type: 'webhook_low_data' | 'webhook_credit_limit' | 'async_orders';
+  contact_point: string;
+  levels?: number[];
+}
+
+/** Everything the fake remembers; plain JSON so it can be kept in a file across restarts. */
+export interface AiraloState {
+  next_order_id: number;
+  next_sim_id: number;
+  next_refund_id: number;
+  balance: number;
+  tokens: Record<string, { client_id: string; expires_at: number }>;
+  orders: AiraloOrder[];
+  sims: Record<string, AiraloSim>;
+  notifications: AiraloNotification[];
+  refunds: AiraloRefund[];
+}
+
+export function freshAiraloState(balance: number): AiraloState {
+  return {
+    next_order_id: 583747,
+    next_sim_id: 709006,
+    next_refund_id: 12345,
+    balance,
+    tokens: {},
+    orders: [],
+    sims: {},
+    notifications: [],
+    refunds: [],
+  };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Airalo's timestamps: "2025-04-15 14:02:38" (UTC). */
+export function airaloDateTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}

@@ -1,0 +1,13 @@
+export { startAiraloFake, type AiraloControl, type AiraloFake } from './airalo/start.ts';
+export { AIRALO_RATE_LIMITS, type AiraloFakeOptions, type AiraloRateLimits } from './airalo/context.ts';
+export { AIRALO_CATALOGUE, type AiraloDestinationSpec, type AiraloOperatorSpec, type AiraloPackageSpec } from './airalo/catalogue.ts';
+export { airaloSignature, airaloWebhookBody } from './airalo/lifecycle.ts';
+export { airaloValidator } from './airalo/app.ts';
+export { AIRALO_DEVIATIONS } from './airalo/deviations.ts';
+export type { AiraloState, AiraloUsageStatus } from './airalo/state.ts';
+export type { FakeControl } from './shared/control.ts';
+export type { Fault } from './shared/faults.ts';
+export type { RateLimitRule } from './shared/rate-limiter.ts';
+export { assertNoViolations, type CallbackRecord, type Counters, type ViolationRecord } from './shared/recorder.ts';
+export type { TlsOptions } from './shared/server.ts';
+export { OpenApiValidator, type Deviation, type RequestToCheck, type ResponseToCheck } from './shared/openapi/validator.ts';

@@ -1,0 +1,2 @@
+// Every package shares one test configuration.
+export { default } from '../../vitest.shared.ts';
