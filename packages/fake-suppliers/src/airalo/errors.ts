@@ -1,18 +1,21 @@
 import type { Response } from 'express';
 import { markGenericError } from '../shared/exchange.ts';
 
-/** Airalo's validation error: 422 with the failing fields. */
+/** Airalo's validation error: 422 with the failing fields (AIR-20: every endpoint, declared on some). */
 export function invalidParameters(res: Response, fields: Record<string, string>): void {
+  markGenericError(res, 'AIR-20');
   res.status(422).json({ data: fields, meta: { message: 'the parameter is invalid' } });
 }
 
 /** Airalo's 422 with an empty `data` and the reason in `meta.message` (refund errors). */
 export function invalidRequest(res: Response, message: string): void {
+  markGenericError(res, 'AIR-20');
   res.status(422).json({ data: [], meta: { message } });
 }
 
 /** Airalo's business error envelope, e.g. code 34 (invalid or out-of-stock package). */
 export function businessError(res: Response, code: number, reason: string): void {
+  markGenericError(res, 'AIR-20');
   res.status(422).json({ code, reason });
 }
 

@@ -20,10 +20,14 @@ export interface Deviation {
   target: 'request' | 'response';
   /** Responses only: the status whose declared bodies this deviation edits (all if absent). */
   status?: number;
-  /** An edit of the declared body schema. */
+  /** Requests only: the parameter whose schema `schema` edits (the body's when absent). */
+  parameter?: string;
+  /** An edit of the declared body (or parameter) schema. */
   schema?: (schema: JsonSchema) => JsonSchema;
   /** A content type to read as one the document declares (`to`), or not to check at all (`to: null`). */
   mediaType?: { from: string; to: string | null };
+  /** Responses only: a differently keyed response that documents this status (Apidog's "x-422:… (401)"). */
+  responseKey?: string;
   /** The body as the declared schema should see it (e.g. JSON read as the form fields it carries). */
   body?: (body: unknown) => unknown;
 }
@@ -114,7 +118,8 @@ export class OpenApiValidator {
         continue;
       }
       if (!parameter.schema) continue;
-      const validate = this.compile(`param ${route.method} ${route.template} ${parameter.in} ${parameter.name}`, parameter.schema, []);
+      const edits = this.deviationsFor(route, 'request').filter((d) => d.parameter === parameter.name);
+      const validate = this.compile(`param ${route.method} ${route.template} ${parameter.in} ${parameter.name}`, parameter.schema, edits);
       for (const value of Array.isArray(raw) ? raw : [raw]) {
         const coerced = coerce(value, parameter.schema);
         if (!validate(coerced)) problems.push(...describe(validate.errors, `${parameter.in} parameter "${parameter.name}"`));
@@ -134,11 +139,12 @@ export class OpenApiValidator {
     const responses = route.operation.responses ?? {};
     const status = String(response.status);
     // Apidog files alternative bodies for one status under "x-<status>:<name>" keys.
+    const deviations = this.deviationsFor(route, 'response', response.status);
     let keys = Object.keys(responses).filter((k) => k === status || k.startsWith(`x-${status}:`));
+    keys.push(...deviations.flatMap((d) => (d.responseKey && responses[d.responseKey] ? [d.responseKey] : [])));
     if (keys.length === 0 && responses.default) keys = ['default'];
     if (keys.length === 0) return [`status ${status} is not documented for ${route.method} ${route.template}`];
     if (response.body === undefined || response.body === '') return [];
-    const deviations = this.deviationsFor(route, 'response', response.status);
     const contentType = mediaTypeAlias(response.contentType, deviations);
     const transforms = bodyTransforms(response.contentType, deviations);
     if (contentType === null) return [];
@@ -165,7 +171,7 @@ export class OpenApiValidator {
     const sent = request.body !== undefined && !(isPlainObject(request.body) && Object.keys(request.body).length === 0 && !request.contentType);
     if (!sent) return declared?.required ? ['request body is required'] : [];
     if (!declared?.content) return ['the operation takes no request body'];
-    const deviations = this.deviationsFor(route, 'request');
+    const deviations = this.deviationsFor(route, 'request').filter((d) => d.parameter === undefined);
     const contentType = mediaTypeAlias(request.contentType, deviations);
     if (contentType === null) return [];
     const media = pickMediaType(declared.content, contentType);
