@@ -29,7 +29,12 @@ async function token(): Promise<string> {
   return ((await response.json()) as { data: { access_token: string } }).data.access_token;
 }
 
-async function call(path: string, init: { method?: string; token?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) {
+interface AiraloPackage { id: string; type: string; day: number; is_unlimited: boolean; price: number; net_price: number; prices: { net_price: Record<string, number> } }
+interface Destination { slug: string; country_code: string; operators: { packages: AiraloPackage[] }[] }
+interface Listed<T> { data: T[]; meta: Record<string, unknown> }
+interface One<T> { data: T }
+
+async function call<T = unknown>(path: string, init: { method?: string; token?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | FormData | undefined;
@@ -39,7 +44,7 @@ async function call(path: string, init: { method?: string; token?: string; json?
   } else if (init.form) body = init.form;
   const response = await fetch(`${fake.url}${path}`, { method: init.method ?? 'GET', headers, body });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as any };
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
 async function order(accessToken: string, packageId: string, quantity: number, description?: string) {
@@ -47,9 +52,12 @@ async function order(accessToken: string, packageId: string, quantity: number, d
   form.set('package_id', packageId);
   form.set('quantity', String(quantity));
   if (description) form.set('description', description);
-  const response = await call('/orders', { method: 'POST', token: accessToken, form });
+  const response = await call<One<OrderBody>>('/orders', { method: 'POST', token: accessToken, form });
   expect(response.status).toBe(200);
-  return response.body.data as { id: number; code: string; description: string; sims: { iccid: string; lpa: string; matching_id: string; qrcode: string; direct_apple_installation_url: string }[] };
+  return response.body.data;
+}
+
+interface OrderBody { id: number; code: string; description: string; sims: { iccid: string; lpa: string; matching_id: string; qrcode: string; direct_apple_installation_url: string }[];
 }
 
 describe('Airalo fake: authentication', () => {
@@ -61,7 +69,7 @@ describe('Airalo fake: authentication', () => {
       body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret, grant_type: 'client_credentials' }),
     });
     expect(urlencoded.status).toBe(200);
-    const body = (await urlencoded.json()) as any;
+    const body: unknown = await urlencoded.json();
     expect(body).toMatchObject({ data: { token_type: 'Bearer', expires_in: 86_400 }, meta: { message: 'success' } });
     const form = new FormData();
     form.set('client_id', clientId);
@@ -88,23 +96,23 @@ describe('Airalo fake: authentication', () => {
 describe('Airalo fake: catalogue', () => {
   it('lists local, regional and global packages with net and retail prices in USD', async () => {
     const accessToken = await token();
-    const all = await call('/packages', { token: accessToken });
+    const all = await call<Listed<Destination>>('/packages', { token: accessToken });
     expect(all.status).toBe(200);
-    const slugs = all.body.data.map((d: any) => d.slug);
+    const slugs = all.body.data.map((d) => d.slug);
     expect(slugs).toEqual(expect.arrayContaining(['united-states', 'france', 'europe', 'world']));
-    const packages = all.body.data.flatMap((d: any) => d.operators.flatMap((o: any) => o.packages));
-    expect(packages.some((p: any) => p.is_unlimited)).toBe(true);
-    expect(new Set(packages.map((p: any) => p.day)).size).toBeGreaterThan(2);
-    expect(packages.every((p: any) => p.type === 'sim' && p.net_price < p.price && p.prices.net_price.USD === p.net_price)).toBe(true);
+    const packages = all.body.data.flatMap((d) => d.operators.flatMap((o) => o.packages));
+    expect(packages.some((p) => p.is_unlimited)).toBe(true);
+    expect(new Set(packages.map((p) => p.day)).size).toBeGreaterThan(2);
+    expect(packages.every((p) => p.type === 'sim' && p.net_price < p.price && p.prices.net_price.USD === p.net_price)).toBe(true);
 
-    const global = await call('/packages?filter[type]=global', { token: accessToken });
-    expect(global.body.data.every((d: any) => d.country_code === '')).toBe(true);
-    const germany = await call('/packages?filter[type]=local&filter[country]=DE', { token: accessToken });
-    expect(germany.body.data.map((d: any) => d.slug)).toEqual(['germany']);
-    const withTopups = await call('/packages?include=topup', { token: accessToken });
-    expect(withTopups.body.data.flatMap((d: any) => d.operators.flatMap((o: any) => o.packages)).some((p: any) => p.type === 'topup')).toBe(true);
+    const global = await call<Listed<Destination>>('/packages?filter[type]=global', { token: accessToken });
+    expect(global.body.data.every((d) => d.country_code === '')).toBe(true);
+    const germany = await call<Listed<Destination>>('/packages?filter[type]=local&filter[country]=DE', { token: accessToken });
+    expect(germany.body.data.map((d) => d.slug)).toEqual(['germany']);
+    const withTopups = await call<Listed<Destination>>('/packages?include=topup', { token: accessToken });
+    expect(withTopups.body.data.flatMap((d) => d.operators.flatMap((o) => o.packages)).some((p) => p.type === 'topup')).toBe(true);
 
-    const pageTwo = await call('/packages?limit=3&page=2', { token: accessToken });
+    const pageTwo = await call<Listed<Destination>>('/packages?limit=3&page=2', { token: accessToken });
     expect(pageTwo.body.meta).toMatchObject({ current_page: 2, per_page: '3', from: 4 });
     expect(pageTwo.body.data).toHaveLength(3);
     const badLimit = await call('/packages?limit=many', { token: accessToken });
@@ -126,18 +134,19 @@ describe('Airalo fake: ordering and finding orders', () => {
     }
     expect(fake.control.counters()).toMatchObject({ purchases: 3, esimsSold: 14 });
 
-    const found = await call('/orders?filter[description]=ord_test_3&include=sims,status', { token: accessToken });
+    const found = await call<Listed<{ id: number; code: string; sims: unknown[] }>>('/orders?filter[description]=ord_test_3&include=sims,status', { token: accessToken });
     expect(found.body.data).toHaveLength(1);
-    expect(found.body.data[0]).toMatchObject({ description: 'ord_test_3', quantity: 3, status: { slug: 'completed' } });
-    expect(found.body.data[0].sims).toHaveLength(3);
-    const byId = await call(`/orders/${found.body.data[0].id}?include=sims`, { token: accessToken });
-    expect(byId.body.data.code).toBe(found.body.data[0].code);
+    const [listed] = found.body.data;
+    expect(listed).toMatchObject({ description: 'ord_test_3', quantity: 3, status: { slug: 'completed' } });
+    expect(listed!.sims).toHaveLength(3);
+    const byId = await call<One<{ code: string }>>(`/orders/${listed!.id}?include=sims`, { token: accessToken });
+    expect(byId.body.data.code).toBe(listed!.code);
     expect((await call('/orders/1', { token: accessToken })).status).toBe(404);
   });
 
   it('takes the official SDK JSON body and refuses what Airalo refuses', async () => {
     const accessToken = await token();
-    const json = await call('/orders', { method: 'POST', token: accessToken, json: { package_id: 'eurolink-7days-1gb', quantity: 2, type: 'sim', description: 'ord_json' } });
+    const json = await call<One<unknown>>('/orders', { method: 'POST', token: accessToken, json: { package_id: 'eurolink-7days-1gb', quantity: 2, type: 'sim', description: 'ord_json' } });
     expect(json.status).toBe(200);
     expect(json.body.data).toMatchObject({ quantity: '2', description: 'ord_json', package_id: 'eurolink-7days-1gb' });
     const tooMany = await call('/orders', { method: 'POST', token: accessToken, json: { package_id: 'nope', quantity: 51 } });
@@ -150,14 +159,14 @@ describe('Airalo fake: ordering and finding orders', () => {
 
   it('delivers an async order to the webhook, signed', async () => {
     const accessToken = await token();
-    const accepted = await call('/orders-async', { method: 'POST', token: accessToken, json: { package_id: 'elan-7days-1gb', quantity: 1, webhook_url: receiver.url, description: 'ord_async' } });
+    const accepted = await call<One<{ request_id: string }>>('/orders-async', { method: 'POST', token: accessToken, json: { package_id: 'elan-7days-1gb', quantity: 1, webhook_url: receiver.url, description: 'ord_async' } });
     expect(accepted.status).toBe(202);
     await eventually(() => receiver.received.length === 1);
     const [hook] = receiver.received;
     expect(hook!.headers['airalo-signature']).toBe(createHmac('sha512', fake.credentials.clientSecret).update(hook!.body).digest('hex'));
-    const payload = JSON.parse(hook!.body);
+    const payload = JSON.parse(hook!.body) as { data: { sims: { iccid: string }[] } };
     expect(payload.data).toMatchObject({ request_id: accepted.body.data.request_id, description: 'ord_async' });
-    expect(payload.data.sims[0].iccid).toMatch(/^89/);
+    expect(payload.data.sims[0]!.iccid).toMatch(/^89/);
   });
 });
 
@@ -167,7 +176,7 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
     const optIn = await call('/notifications/opt-in', { method: 'POST', token: accessToken, json: { type: 'webhook_low_data', webhook_url: receiver.url } });
     expect(optIn.body).toEqual({ data: { notification: { type: 'webhook_low_data', contact_point: receiver.url } }, meta: { message: 'success' } });
     const [depleting, expiring] = (await order(accessToken, 'change-7days-1gb', 2, 'ord_life')).sims.map((s) => s.iccid);
-    const usage = async (iccid: string) => (await call(`/sims/${iccid}/usage`, { token: accessToken })).body.data;
+    const usage = async (iccid: string) => (await call<One<unknown>>(`/sims/${iccid}/usage`, { token: accessToken })).body.data;
 
     expect(await usage(depleting!)).toMatchObject({ status: 'NOT_ACTIVE', total: 1024, remaining: 1024, is_unlimited: false });
     await fake.control.install(depleting!);
@@ -177,14 +186,14 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
     expect(await usage(depleting!)).toMatchObject({ status: 'ACTIVE', remaining: 224 });
     await fake.control.deplete(depleting!);
     expect(await usage(depleting!)).toMatchObject({ status: 'FINISHED', remaining: 0 });
-    const history = await call(`/sims/${depleting}/packages`, { token: accessToken });
+    const history = await call<Listed<unknown>>(`/sims/${depleting}/packages`, { token: accessToken });
     expect(history.body.data[0]).toMatchObject({ status: 'FINISHED', remaining: 0, package: { id: 'change-7days-1gb' } });
 
     await fake.control.attach(expiring!);
     await fake.control.expire(expiring!);
     expect(await usage(expiring!)).toMatchObject({ status: 'EXPIRED' });
 
-    const levels = receiver.received.map((r) => JSON.parse(r.body));
+    const levels = receiver.received.map((r) => JSON.parse(r.body) as unknown);
     expect(levels).toEqual([
       { level: '75%', package_name: 'change-7days-1gb', remaining_percentage: 22, iccid: depleting },
       { level: '90%', package_name: 'change-7days-1gb', remaining_percentage: 0, iccid: depleting },
@@ -192,7 +201,7 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
       { level: '1days', package_name: 'change-7days-1gb', remaining_percentage: 100, iccid: expiring },
     ]);
     for (const r of receiver.received) {
-      const normalised = JSON.stringify(JSON.parse(r.body)).replace(/\//g, '\\/');
+      const normalised = JSON.stringify(JSON.parse(r.body) as unknown).replace(/\//g, '\\/');
       expect(r.headers['airalo-signature']).toBe(createHmac('sha512', fake.credentials.clientSecret).update(normalised).digest('hex'));
     }
   });
@@ -202,31 +211,32 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
     const [iccid] = (await order(accessToken, 'change-7days-1gb', 1)).sims.map((s) => s.iccid);
     await fake.control.useData(iccid!, 10 * MB);
     await fake.control.travel(8 * 86_400_000);
-    expect((await call(`/sims/${iccid}/usage`, { token: await token() })).body.data.status).toBe('EXPIRED');
+    expect((await call<One<{ status: string }>>(`/sims/${iccid}/usage`, { token: await token() })).body.data.status).toBe('EXPIRED');
   });
 
   it('shows an eSIM with its order, and 404 for an ICCID it did not sell', async () => {
     const accessToken = await token();
     const placed = await order(accessToken, 'uki-mobile-15days-2gb', 1, 'ord_sim');
-    const sim = await call(`/sims/${placed.sims[0]!.iccid}?include=order,order.status,order.user`, { token: accessToken });
+    const sim = await call<One<unknown>>(`/sims/${placed.sims[0]!.iccid}?include=order,order.status,order.user`, { token: accessToken });
     expect(sim.body.data).toMatchObject({ iccid: placed.sims[0]!.iccid, recycled: false, simable: { id: placed.id, description: 'ord_sim' } });
-    const list = await call(`/sims?filter[iccid]=${placed.sims[0]!.iccid}`, { token: accessToken });
-    expect(list.body.data.map((s: any) => s.iccid)).toEqual([placed.sims[0]!.iccid]);
+    const list = await call<Listed<{ iccid: string }>>(`/sims?filter[iccid]=${placed.sims[0]!.iccid}`, { token: accessToken });
+    expect(list.body.data.map((s) => s.iccid)).toEqual([placed.sims[0]!.iccid]);
     expect(await call('/sims/8944465400000000000/usage', { token: accessToken })).toMatchObject({ status: 404, body: { data: [], meta: { message: 'messages.resource_not_found' } } });
   });
 
   it('refunds an unused eSIM to the balance and refuses foreign ICCIDs and unknown reasons', async () => {
     const accessToken = await token();
-    const before = (await call('/balance', { token: accessToken })).body.data.balances.availableBalance.amount;
+    const balance = async () => (await call<One<{ balances: { availableBalance: { amount: number } } }>>('/balance', { token: accessToken })).body.data.balances.availableBalance.amount;
+    const before = await balance();
     const placed = await order(accessToken, 'change-7days-1gb', 1, 'ord_refund');
-    const refund = await call('/refund', { method: 'POST', token: accessToken, json: { iccids: [placed.sims[0]!.iccid], reason: 'CHANGE_OF_PLAN' } });
+    const refund = await call<One<{ refund_id: string }>>('/refund', { method: 'POST', token: accessToken, json: { iccids: [placed.sims[0]!.iccid], reason: 'CHANGE_OF_PLAN' } });
     expect(refund.status).toBe(202);
     expect(refund.body.data.refund_id).toMatch(/^\d+$/);
-    expect((await call('/balance', { token: accessToken })).body.data.balances.availableBalance.amount).toBe(before);
-    expect((await call(`/orders/${placed.id}?include=status`, { token: accessToken })).body.data.status.slug).toBe('refunded');
+    expect(await balance()).toBe(before);
+    expect((await call<One<{ status: { slug: string } }>>(`/orders/${placed.id}?include=status`, { token: accessToken })).body.data.status.slug).toBe('refunded');
     const foreign = await call('/refund', { method: 'POST', token: accessToken, json: { iccids: ['8900000000000000001'], reason: 'OTHERS', notes: 'x' } });
     expect(foreign).toMatchObject({ status: 422, body: { data: [], meta: { message: 'The following ICCIDs do not belong to your company: 8900000000000000001' } } });
-    const reason = await call('/refund', { method: 'POST', token: accessToken, json: { iccids: [placed.sims[0]!.iccid], reason: 'BORED' } });
+    const reason = await call<{ data: { reason: string } }>('/refund', { method: 'POST', token: accessToken, json: { iccids: [placed.sims[0]!.iccid], reason: 'BORED' } });
     expect(reason.status).toBe(422);
     expect(reason.body.data.reason).toContain('INSTALLATION_FAILURE');
   });

@@ -1,3 +1,4 @@
+import { asText } from '../shared/text.ts';
 import { alsoOfType, editAt, isPlainObject, type Deviation, type JsonSchema } from '../shared/openapi/validator.ts';
 
 /**
@@ -9,8 +10,8 @@ function jsonAsFormFields(body: unknown): unknown {
   if (!isPlainObject(body)) return body;
   return Object.fromEntries(
     Object.entries(body).map(([key, value]) => {
-      if (Array.isArray(value)) return [key, value.map(String)];
-      return [key, value === null || typeof value === 'object' ? value : String(value)];
+      if (Array.isArray(value)) return [key, (value as unknown[]).map((v): unknown => asText(v) ?? v)];
+      return [key, asText(value) ?? value];
     }),
   );
 }

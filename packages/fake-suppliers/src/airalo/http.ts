@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { RateLimitRule } from '../shared/rate-limiter.ts';
+import { asText } from '../shared/text.ts';
 import type { AiraloContext } from './context.ts';
 import { tooManyAttempts } from './errors.ts';
 
@@ -9,12 +10,11 @@ export function field(req: Request, name: string): unknown {
   return body[name] ?? body[`${name}[]`];
 }
 
-export const text = (value: unknown): string | undefined =>
-  value === undefined || value === null ? undefined : Array.isArray(value) ? text(value[0]) : String(value);
+export const text = asText;
 
 export const includes = (req: Request): Set<string> =>
   new Set(
-    String(req.query.include ?? '')
+    (asText(req.query.include) ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
@@ -69,9 +69,9 @@ export function paginate<T>(ctx: AiraloContext, req: Request, items: T[], limit:
 export function pageParameters(req: Request, defaultLimit: number): { limit: number; page: number; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const read = (name: 'limit' | 'page', fallback: number) => {
-    const raw = req.query[name];
+    const raw = asText(req.query[name]);
     if (raw === undefined || raw === '') return fallback;
-    if (!/^\d+$/.test(String(raw)) || Number(raw) < 1) {
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) {
       errors[name] = `The ${name} must be an integer.`;
       return fallback;
     }

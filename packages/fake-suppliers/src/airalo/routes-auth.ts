@@ -17,16 +17,16 @@ export function tokenRoute(ctx: AiraloContext, router: Router): void {
     if (!clientSecret) errors.client_secret = 'The client secret field is required.';
     if (!grantType) errors.grant_type = 'The grant type field is required.';
     else if (grantType !== 'client_credentials') errors.grant_type = 'The selected grant type is invalid.';
-    if (Object.keys(errors).length) return invalidParameters(res, errors);
+    if (Object.keys(errors).length || !clientId || !clientSecret) return invalidParameters(res, errors);
     if (!withinLimit(ctx, res, `token:${clientId}`, ctx.settings.rateLimits.token)) return;
     if (clientId !== ctx.settings.clientId) return invalidParameters(res, { client_id: 'The selected client id is invalid.' });
     // AIR-6: the document files this answer under an "x-422" key; its example title says 401.
-    if (!sameSecret(clientSecret!, ctx.settings.clientSecret)) {
+    if (!sameSecret(clientSecret, ctx.settings.clientSecret)) {
       res.status(401).json({ data: [], meta: { message: 'Client authentication failed' } });
       return;
     }
     const accessToken = randomBytes(48).toString('base64url');
-    ctx.state.tokens[accessToken] = { client_id: clientId!, expires_at: ctx.clock.now() + ctx.settings.tokenTtlSeconds * 1000 };
+    ctx.state.tokens[accessToken] = { client_id: clientId, expires_at: ctx.clock.now() + ctx.settings.tokenTtlSeconds * 1000 };
     ctx.save();
     res.json({ data: { token_type: 'Bearer', expires_in: ctx.settings.tokenTtlSeconds, access_token: accessToken }, meta: { message: 'success' } });
   });

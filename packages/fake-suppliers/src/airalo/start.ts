@@ -6,7 +6,7 @@ import type { FakeControl } from '../shared/control.ts';
 import type { FaultState } from '../shared/faults.ts';
 import { JsonFileStore } from '../shared/persistence.ts';
 import { FixedWindowLimiter } from '../shared/rate-limiter.ts';
-import { Recorder } from '../shared/recorder.ts';
+import { Recorder, settle } from '../shared/recorder.ts';
 import { FakeServer } from '../shared/server.ts';
 import { createAiraloApp } from './app.ts';
 import { AIRALO_CATALOGUE, packageIndex } from './catalogue.ts';
@@ -36,7 +36,8 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
   const catalogue = options.catalogue ?? AIRALO_CATALOGUE;
   const sender: CallbackSender = { enabled: options.callbacks ?? true, timeoutMs: options.callbackTimeoutMs ?? 5000 };
   const faults: FaultState = { delayMs: 0 };
-  let server: FakeServer | undefined;
+  // The server is made after the app, which needs the context that names the server's origin.
+  const listener: { server?: FakeServer } = {};
   const ctx: AiraloContext = {
     settings: {
       clientId: options.clientId ?? `fake-${randomBytes(6).toString('hex')}`,
@@ -55,14 +56,14 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
     limiter: new FixedWindowLimiter(),
     sender,
     faults,
-    origin: () => server!.origin,
+    origin: () => listener.server!.origin,
     save: () => store.save(ctx.state),
   };
 
   let downTimer: NodeJS.Timeout | undefined;
   const control: AiraloControl = {
-    install: async (iccid) => installSim(ctx, iccid),
-    attach: async (iccid) => attachSim(ctx, iccid),
+    install: (iccid) => settle(() => installSim(ctx, iccid)),
+    attach: (iccid) => settle(() => attachSim(ctx, iccid)),
     useData: (iccid, bytes) => useData(ctx, iccid, bytes),
     deplete: (iccid) => depleteSim(ctx, iccid),
     expire: (iccid) => expireSim(ctx, iccid),
@@ -72,8 +73,8 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
     callbacks: () => [...ctx.recorder.callbacks],
     fault: async (fault) => {
       if (fault.kind === 'down') {
-        await server!.goDown();
-        if (fault.forMs) downTimer = setTimeout(() => void server!.comeUp(), fault.forMs);
+        await listener.server!.goDown();
+        if (fault.forMs) downTimer = setTimeout(() => void listener.server!.comeUp(), fault.forMs);
       } else if (fault.kind === 'slow') faults.delayMs = fault.delayMs;
       else faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
     },
@@ -81,7 +82,7 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
       clearTimeout(downTimer);
       faults.delayMs = 0;
       faults.status = undefined;
-      await server!.comeUp();
+      await listener.server!.comeUp();
     },
     counters: () => structuredClone(ctx.recorder.counters),
     violations: () => ({ requests: [...ctx.recorder.requestViolations], responses: [...ctx.recorder.responseViolations] }),
@@ -102,7 +103,8 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
   };
 
   const app = createAiraloApp(ctx, control, { requests: options.checkRequests ?? true, responses: options.checkResponses ?? false });
-  server = new FakeServer(app, { host: options.host, tls: options.tls });
+  const server = new FakeServer(app, { host: options.host, tls: options.tls });
+  listener.server = server;
   await server.listen(options.port ?? 0);
   return {
     url: `${server.origin}/v2`,
@@ -112,7 +114,7 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
     app,
     close: async () => {
       clearTimeout(downTimer);
-      await server!.close();
+      await server.close();
     },
   };
 }

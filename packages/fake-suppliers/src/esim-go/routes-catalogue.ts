@@ -1,11 +1,12 @@
 import type { Request, Response, Router } from 'express';
+import { asText } from '../shared/text.ts';
 import { countryEntry, networksOf } from './catalogue.ts';
 import { bundleOf, type EsimGoContext } from './context.ts';
 import { badRequest } from './errors.ts';
 import { catalogueBundle } from './presenters.ts';
 
 const csv = (value: unknown) =>
-  String(value ?? '')
+  (asText(value) ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);

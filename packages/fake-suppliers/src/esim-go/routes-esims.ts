@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { isPlainObject } from '../shared/openapi/validator.ts';
+import { asText } from '../shared/text.ts';
 import { networksOf } from './catalogue.ts';
 import { bundleOf, type EsimGoContext } from './context.ts';
 import { ESIM_GO_FILTER_COLUMNS } from './deviations.ts';
@@ -52,7 +53,7 @@ export function esimRoutes(ctx: EsimGoContext, router: Router): void {
     if (filterBy !== undefined) {
       // EG-8: the document's enum is one string naming five columns; each column is accepted.
       if (!ESIM_GO_FILTER_COLUMNS.includes(filterBy)) return badRequest(res, `filterBy must be one of ${ESIM_GO_FILTER_COLUMNS.join(', ')}`);
-      const value = String(req.query.filter ?? '');
+      const value = asText(req.query.filter) ?? '';
       esims = esims.filter((e) => String(e[filterBy as keyof typeof e]) === value);
     }
     esims.sort((a, b) => a.iccid.localeCompare(b.iccid));
@@ -63,7 +64,7 @@ export function esimRoutes(ctx: EsimGoContext, router: Router): void {
   router.put('/esims', (req: Request, res: Response) => {
     // EG-9: the document has both "(Required)" query parameters and a JSON body; the body wins.
     const body = isPlainObject(req.body) ? req.body : {};
-    const iccid = String(body.iccid ?? req.query.iccid ?? '');
+    const iccid = asText(body.iccid) ?? asText(req.query.iccid) ?? '';
     const customerRef = body.customerRef ?? req.query.customerRef;
     if (!iccid || typeof customerRef !== 'string') return badRequest(res, 'iccid and customerRef are required');
     const esim = ctx.state.esims[iccid];
@@ -107,7 +108,7 @@ export function esimRoutes(ctx: EsimGoContext, router: Router): void {
       const stock = ctx.state.inventory.find((i) => i.bundle === bundle.name && i.remaining >= count);
       if (!stock) return failure(res, 403, 'The user does not have any available Bundles left');
       for (let i = 0; i < count; i++) {
-        const esim = request.iccid ? ctx.state.esims[String(request.iccid)] : newEsim(ctx);
+        const esim = request.iccid ? ctx.state.esims[asText(request.iccid) ?? ''] : newEsim(ctx);
         if (!esim) return notAccessible(res, 'ICCID');
         applyBundle(ctx, esim, bundle, applyReference);
         stock.remaining -= 1;

@@ -6,7 +6,7 @@ import type { FakeControl } from '../shared/control.ts';
 import type { FaultState } from '../shared/faults.ts';
 import { JsonFileStore } from '../shared/persistence.ts';
 import { FixedWindowLimiter } from '../shared/rate-limiter.ts';
-import { Recorder } from '../shared/recorder.ts';
+import { Recorder, settle } from '../shared/recorder.ts';
 import { FakeServer } from '../shared/server.ts';
 import { createEsimGoApp } from './app.ts';
 import { ESIM_GO_CATALOGUE } from './catalogue.ts';
@@ -37,7 +37,8 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
   const store = new JsonFileStore<EsimGoState>(options.stateFile);
   const sender: CallbackSender = { enabled: options.callbacks ?? true, timeoutMs: options.callbackTimeoutMs ?? 5000 };
   const faults: FaultState = { delayMs: 0 };
-  let server: FakeServer | undefined;
+  // The server is made after the app, which needs the context that names the server's origin.
+  const listener: { server?: FakeServer } = {};
   const ctx: EsimGoContext = {
     settings: {
       apiKey: options.apiKey ?? randomBytes(20).toString('hex'),
@@ -54,18 +55,18 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     limiter: new FixedWindowLimiter(),
     sender,
     faults,
-    origin: () => server!.origin,
+    origin: () => listener.server!.origin,
     save: () => store.save(ctx.state),
   };
   if (options.callbackUrl !== undefined) ctx.state.organisation.callback_url = options.callbackUrl;
 
   let downTimer: NodeJS.Timeout | undefined;
   const control: EsimGoControl = {
-    install: async (iccid) => installEsim(ctx, iccid),
+    install: (iccid) => settle(() => installEsim(ctx, iccid)),
     attach: (iccid) => attachEsim(ctx, iccid),
     useData: (iccid, bytes) => useData(ctx, iccid, bytes),
     deplete: (iccid) => depleteEsim(ctx, iccid),
-    expire: async (iccid) => expireEsim(ctx, iccid),
+    expire: (iccid) => settle(() => expireEsim(ctx, iccid)),
     setCallbacks: (enabled) => {
       sender.enabled = enabled;
     },
@@ -76,8 +77,8 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     callbacks: () => [...ctx.recorder.callbacks],
     fault: async (fault) => {
       if (fault.kind === 'down') {
-        await server!.goDown();
-        if (fault.forMs) downTimer = setTimeout(() => void server!.comeUp(), fault.forMs);
+        await listener.server!.goDown();
+        if (fault.forMs) downTimer = setTimeout(() => void listener.server!.comeUp(), fault.forMs);
       } else if (fault.kind === 'slow') faults.delayMs = fault.delayMs;
       else faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
     },
@@ -85,7 +86,7 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
       clearTimeout(downTimer);
       faults.delayMs = 0;
       faults.status = undefined;
-      await server!.comeUp();
+      await listener.server!.comeUp();
     },
     counters: () => structuredClone(ctx.recorder.counters),
     violations: () => ({ requests: [...ctx.recorder.requestViolations], responses: [...ctx.recorder.responseViolations] }),
@@ -94,10 +95,11 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
       ctx.limiter.clear();
       await control.clearFaults();
     },
-    travel: async (ms) => {
-      ctx.clock.travel(ms);
-      applyElapsedTime(ctx);
-    },
+    travel: (ms) =>
+      settle(() => {
+        ctx.clock.travel(ms);
+        applyElapsedTime(ctx);
+      }),
     esim: (iccid) => {
       const esim = ctx.state.esims[iccid];
       return esim ? { ...esimDetails(esim, false), ...bundlesBody(ctx, esim.assignments), history: structuredClone(esim.history) } : undefined;
@@ -106,7 +108,8 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
   };
 
   const app = createEsimGoApp(ctx, control, { requests: options.checkRequests ?? true, responses: options.checkResponses ?? false });
-  server = new FakeServer(app, { host: options.host, tls: options.tls });
+  const server = new FakeServer(app, { host: options.host, tls: options.tls });
+  listener.server = server;
   await server.listen(options.port ?? 0);
   return {
     url: `${server.origin}/v2.4`,
@@ -116,7 +119,7 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     app,
     close: async () => {
       clearTimeout(downTimer);
-      await server!.close();
+      await server.close();
     },
   };
 }

@@ -29,7 +29,7 @@ export interface FakeControl {
   esim(iccid: string): Record<string, unknown> | undefined;
 }
 
-const run = (res: Response, work: () => Promise<unknown> | unknown) => {
+const run = (res: Response, work: () => unknown) => {
   Promise.resolve()
     .then(work)
     .then((result) => res.status(200).json(result ?? { ok: true }))
@@ -56,7 +56,13 @@ export function controlRouter(control: FakeControl): Router {
   });
   router.put('/callbacks', (req, res) => run(res, () => control.setCallbacks((req.body as { enabled?: unknown }).enabled === true)));
   router.get('/callbacks', (_req, res) => res.json(control.callbacks()));
-  router.put('/faults', (req, res) => run(res, () => control.fault(req.body as Fault)));
+  router.put('/faults', (req, res) => {
+    const fault = req.body as Fault;
+    if (fault.kind !== 'down') return run(res, () => control.fault(fault));
+    // Going down cuts every connection, this one too: answer first, then stop listening.
+    res.set('Connection', 'close').on('finish', () => void control.fault(fault));
+    res.json({ ok: true });
+  });
   router.delete('/faults', (_req, res) => run(res, () => control.clearFaults()));
   router.get('/counters', (_req, res) => res.json(control.counters()));
   router.get('/violations', (_req, res) => res.json(control.violations()));

@@ -36,7 +36,7 @@ export function exchangeMiddleware(options: ExchangeOptions) {
       const problems = validator.checkRequest({
         method: req.method,
         path,
-        query: req.query as Record<string, unknown>,
+        query: req.query,
         headers: req.headers,
         contentType: sent ? mediaType(req.headers['content-type']) : undefined,
         body: sent ? req.body : undefined,

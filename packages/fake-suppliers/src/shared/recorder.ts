@@ -58,3 +58,6 @@ export function assertNoViolations(fake: { control: { violations(): { requests: 
   const lines = found.map((v) => `${v.method} ${v.path}${v.status ? ` -> ${v.status}` : ''}: ${v.problems.join('; ')}`);
   throw new Error(`${found.length} exchange(s) do not match the vendor's document:\n${lines.join('\n')}`);
 }
+
+/** Runs `work` as a promise: a throw becomes a rejection, as from any async control call. */
+export const settle = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => resolve(work()));

@@ -198,7 +198,7 @@ export class OpenApiValidator {
     if (!validate) {
       const document = this.documents[0]!;
       let json = dereference(schema, this.documents) as JsonSchema;
-      if (document.openapi.startsWith('3.0')) json = fromSchema(json as never) as JsonSchema;
+      if (document.openapi.startsWith('3.0')) json = fromSchema(json);
       delete json.$schema;
       for (const deviation of deviations) if (deviation.schema) json = deviation.schema(structuredClone(json));
       validate = this.ajv.compile(json);
