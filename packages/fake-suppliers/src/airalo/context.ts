@@ -1,9 +1,6 @@
-import type { CallbackSender } from '../shared/callbacks.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { FaultState } from '../shared/faults.ts';
-import type { FixedWindowLimiter, RateLimitRule } from '../shared/rate-limiter.ts';
-import type { Recorder } from '../shared/recorder.ts';
-import type { TlsOptions } from '../shared/server.ts';
+import type { RateLimitRule } from '../shared/rate-limiter.ts';
+import type { CommonContext } from '../shared/runtime.ts';
+import type { CommonFakeOptions } from '../shared/options.ts';
 import type { AiraloDestinationSpec, CataloguedPackage } from './catalogue.ts';
 import type { AiraloState } from './state.ts';
 
@@ -32,31 +29,11 @@ export const AIRALO_RATE_LIMITS: AiraloRateLimits = {
   refund: { limit: 5, windowMs: 60_000 },
 };
 
-export interface AiraloFakeOptions {
-  /** 0 (default) picks a free port. */
-  port?: number;
-  host?: string;
+export interface AiraloFakeOptions extends CommonFakeOptions {
   clientId?: string;
   clientSecret?: string;
-  /** Serve HTTPS (the official SDK speaks nothing else); generate the pair at test time, never commit a key. */
-  tls?: TlsOptions;
   /** Access tokens live this long (AIR-6: the prose says 24 hours). */
   tokenTtlSeconds?: number;
-  /** Account balance in USD. */
-  balance?: number;
-  /** ICCID length: 19 as in Airalo's production examples, or 20. */
-  iccidDigits?: 19 | 20;
-  /** The SM-DP+ address the eSIMs carry (`lpa`). */
-  smdpAddress?: string;
-  /** Keep state in this JSON file across restarts (memory only when absent). */
-  stateFile?: string;
-  /** Record every incoming request that does not match Airalo's documents (default true). */
-  checkRequests?: boolean;
-  /** Record every answer that does not match Airalo's documents (default false; the fake's own tests turn it on). */
-  checkResponses?: boolean;
-  /** Send callbacks (default true); off drops them, so polling is the only path. */
-  callbacks?: boolean;
-  callbackTimeoutMs?: number;
   /** Check a webhook URL with HEAD on opt-in, as Airalo does (default true). */
   checkWebhookOnOptIn?: boolean;
   rateLimits?: Partial<AiraloRateLimits>;
@@ -74,18 +51,8 @@ export interface AiraloSettings {
 }
 
 /** What every route and the control handle share. */
-export interface AiraloContext {
+export interface AiraloContext extends CommonContext<AiraloState> {
   settings: AiraloSettings;
-  state: AiraloState;
   packages: Map<string, CataloguedPackage>;
   catalogue: AiraloDestinationSpec[];
-  clock: Clock;
-  recorder: Recorder;
-  limiter: FixedWindowLimiter;
-  sender: CallbackSender;
-  faults: FaultState;
-  /** The fake's own origin, e.g. https://127.0.0.1:4321. */
-  origin(): string;
-  /** Persists the state (no-op without a state file). */
-  save(): void;
 }

@@ -1,5 +1,5 @@
 import { asText } from '../shared/text.ts';
-import { alsoOfType, editAt, isPlainObject, type Deviation, type JsonSchema } from '../shared/openapi/validator.ts';
+import { alsoOfType, at, chain, isPlainObject, type Deviation, type JsonSchema } from '../shared/openapi/validator.ts';
 
 /**
  * AIR-4/AIR-5: a JSON body sent where the document declares form fields is read as the form
@@ -22,16 +22,6 @@ const formRequest = (id: string, method: string, path: string, declared: string)
     .filter((type) => type !== declared)
     .map((type) => ({ id, why: 'the vendor takes either form encoding', method, path, target: 'request' as const, mediaType: { from: type, to: declared } })),
 ];
-
-const at =
-  (pointer: string, edit: (s: JsonSchema) => JsonSchema) =>
-  (schema: JsonSchema): JsonSchema =>
-    editAt(schema, pointer, edit);
-
-const chain =
-  (...edits: ((s: JsonSchema) => JsonSchema)[]) =>
-  (schema: JsonSchema): JsonSchema =>
-    edits.reduce((s, e) => e(s), schema);
 
 const optional = (...names: string[]) => (schema: JsonSchema): JsonSchema => ({
   ...schema,

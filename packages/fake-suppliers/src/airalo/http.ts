@@ -65,6 +65,13 @@ export function paginate<T>(ctx: AiraloContext, req: Request, items: T[], limit:
   };
 }
 
+/** `filter[created_at]` as Airalo writes it, "Y-m-d - Y-m-d": does a "Y-m-d H:i:s" fall inside? */
+export function createdWithin(range: string | undefined): (createdAt: string) => boolean {
+  if (!range) return () => true;
+  const [from, to] = range.split(' - ').map((d) => d.trim());
+  return (createdAt) => (!from || createdAt.slice(0, 10) >= from) && (!to || createdAt.slice(0, 10) <= to);
+}
+
 /** Reads `limit` and `page`; answers Airalo's 422 and returns undefined when they are not integers. */
 export function pageParameters(req: Request, defaultLimit: number): { limit: number; page: number; errors: Record<string, string> } {
   const errors: Record<string, string> = {};

@@ -17,17 +17,22 @@ function installationHtml(operator: AiraloOperatorSpec, qr: boolean): string {
   return `<p><b>eSIM name:</b> ${operator.title}</p><p><b>Coverage: </b>${coverage}</p><ol>${how}<li>Confirm eSIM plan details.</li><li>Label the eSIM.</li></ol><p><b>To access Data:</b></p><ol><li>Enable data roaming.</li></ol>`;
 }
 
+/** The fields every package view shares (catalogue, package history). */
+const packageSummary = (pkg: AiraloPackageSpec) => ({
+  id: pkg.id,
+  type: pkg.type,
+  price: pkg.price,
+  net_price: pkg.net_price,
+  amount: pkg.amount,
+  day: pkg.day,
+  is_unlimited: pkg.is_unlimited,
+  title: packageTitle(pkg),
+  data: dataLabel(pkg),
+});
+
 function packageBody(pkg: AiraloPackageSpec, operator: AiraloOperatorSpec) {
   return {
-    id: pkg.id,
-    type: pkg.type,
-    price: pkg.price,
-    net_price: pkg.net_price,
-    amount: pkg.amount,
-    day: pkg.day,
-    is_unlimited: pkg.is_unlimited,
-    title: packageTitle(pkg),
-    data: dataLabel(pkg),
+    ...packageSummary(pkg),
     voice: null,
     text: null,
     prices: {
@@ -119,11 +124,21 @@ function simInstallFields(ctx: AiraloContext, sim: AiraloSim) {
   };
 }
 
-function orderCommon(ctx: AiraloContext, order: AiraloOrder) {
+/** An order as the read endpoints show it (prices and validity as text there, AIR-9). */
+function orderSummary(ctx: AiraloContext, order: AiraloOrder) {
   const { operator, pkg } = ctx.packages.get(order.package_id)!;
   return {
+    id: order.id,
+    created_at: order.created_at,
+    code: order.code,
+    description: order.description,
+    type: 'sim',
+    package_id: order.package_id,
+    quantity: order.quantity,
     package: `${operator.title}-${packageTitle(pkg)}`,
     esim_type: 'Prepaid',
+    validity: String(pkg.day),
+    price: pkg.price.toFixed(2),
     data: dataLabel(pkg),
     currency: 'USD',
     manual_installation: installationHtml(operator, false),
@@ -190,18 +205,8 @@ export function userBody(ctx: AiraloContext) {
 
 /** An order as GET /v2/orders and GET /v2/orders/{id} show it; `include` adds sims, user, status. */
 export function listedOrderBody(ctx: AiraloContext, order: AiraloOrder, include: Set<string>) {
-  const { pkg } = ctx.packages.get(order.package_id)!;
   return {
-    id: order.id,
-    created_at: order.created_at,
-    code: order.code,
-    description: order.description,
-    type: 'sim',
-    package_id: order.package_id,
-    quantity: order.quantity,
-    ...orderCommon(ctx, order),
-    validity: String(pkg.day),
-    price: pkg.price.toFixed(2),
+    ...orderSummary(ctx, order),
     ...(include.has('sims') ? { sims: order.iccids.map((iccid) => simInstallFields(ctx, ctx.state.sims[iccid]!)) } : {}),
     ...(include.has('user') ? { user: userBody(ctx) } : {}),
     ...(include.has('status') ? { status: { name: ORDER_STATUS_NAMES[order.status], slug: order.status } } : {}),
@@ -222,16 +227,7 @@ export function simBody(ctx: AiraloContext, sim: AiraloSim, include: Set<string>
     ...(withOrder
       ? {
           simable: {
-            id: order.id,
-            created_at: order.created_at,
-            code: order.code,
-            description: order.description,
-            type: 'sim',
-            package_id: order.package_id,
-            quantity: order.quantity,
-            ...orderCommon(ctx, order),
-            validity: String(ctx.packages.get(order.package_id)!.pkg.day),
-            price: ctx.packages.get(order.package_id)!.pkg.price.toFixed(2),
+            ...orderSummary(ctx, order),
             status: { name: ORDER_STATUS_NAMES[order.status], slug: order.status },
             user: userBody(ctx),
             sharing: { link: `https://esims.cloud/fake-partner/${sim.matching_id.toLowerCase()}`, access_code: String(sim.id % 10000).padStart(4, '0') },
@@ -275,15 +271,7 @@ export function packageHistoryEntry(ctx: AiraloContext, sim: AiraloSim) {
     expired_at: iso(sim.expires_at),
     finished_at: iso(sim.finished_at),
     package: {
-      id: pkg.id,
-      type: pkg.type,
-      price: pkg.price,
-      net_price: pkg.net_price,
-      amount: pkg.amount,
-      day: pkg.day,
-      is_unlimited: pkg.is_unlimited,
-      title: packageTitle(pkg),
-      data: dataLabel(pkg),
+      ...packageSummary(pkg),
       short_info: null,
     },
   };

@@ -3,7 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { newIccid, newMatchingId } from '../shared/iccid.ts';
 import type { AiraloContext } from './context.ts';
 import { invalidParameters, notFound } from './errors.ts';
-import { field, includes, pageParameters, paginate, text } from './http.ts';
+import { createdWithin, field, includes, pageParameters, paginate, text } from './http.ts';
 import { sendAiraloWebhook } from './lifecycle.ts';
 import { createdOrderBody, listedOrderBody } from './presenters.ts';
 import { airaloDateTime, type AiraloOrder } from './state.ts';
@@ -128,11 +128,8 @@ export function orderRoutes(ctx: AiraloContext, router: Router): void {
     if (iccid) orders = orders.filter((o) => o.iccids.some((i) => i.includes(iccid)));
     const status = q('order_status');
     if (status) orders = orders.filter((o) => o.status === status);
-    const created = q('created_at');
-    if (created) {
-      const [from, to] = created.split(' - ').map((d) => d.trim());
-      orders = orders.filter((o) => (!from || o.created_at.slice(0, 10) >= from) && (!to || o.created_at.slice(0, 10) <= to));
-    }
+    const inRange = createdWithin(q('created_at'));
+    orders = orders.filter((o) => inRange(o.created_at));
     const include = includes(req);
     const { items, meta, links } = paginate(ctx, req, orders, limit, page);
     res.json({ data: items.map((o) => listedOrderBody(ctx, o, include)), meta, links });

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { AiraloContext } from './context.ts';
 import { invalidParameters, notFound } from './errors.ts';
-import { field, includes, pageParameters, paginate, text, withinLimit } from './http.ts';
+import { createdWithin, field, includes, pageParameters, paginate, text, withinLimit } from './http.ts';
 import { instructionsBody, packageHistoryEntry, simBody, usageBody } from './presenters.ts';
 import type { AiraloSim } from './state.ts';
 
@@ -19,11 +19,8 @@ export function simRoutes(ctx: AiraloContext, router: Router): void {
     let sims = Object.values(ctx.state.sims).sort((a, b) => b.id - a.id);
     const iccid = req.query['filter[iccid]'] as string | undefined;
     if (iccid) sims = sims.filter((s) => s.iccid.includes(iccid));
-    const created = req.query['filter[created_at]'] as string | undefined;
-    if (created) {
-      const [from, to] = created.split(' - ').map((d) => d.trim());
-      sims = sims.filter((s) => (!from || s.created_at.slice(0, 10) >= from) && (!to || s.created_at.slice(0, 10) <= to));
-    }
+    const inRange = createdWithin(req.query['filter[created_at]'] as string | undefined);
+    sims = sims.filter((s) => inRange(s.created_at));
     const include = includes(req);
     const { items, meta, links } = paginate(ctx, req, sims, limit, page);
     res.json({ data: items.map((s) => simBody(ctx, s, include)), links, meta });

@@ -1,14 +1,4 @@
-import { alsoOfType, editAt, type Deviation, type JsonSchema } from '../shared/openapi/validator.ts';
-
-const at =
-  (pointer: string, edit: (s: JsonSchema) => JsonSchema) =>
-  (schema: JsonSchema): JsonSchema =>
-    editAt(schema, pointer, edit);
-
-const chain =
-  (...edits: ((s: JsonSchema) => JsonSchema)[]) =>
-  (schema: JsonSchema): JsonSchema =>
-    edits.reduce((s, e) => e(s), schema);
+import { alsoOfType, at, chain, type Deviation, type JsonSchema } from '../shared/openapi/validator.ts';
 
 /** EG-8: the five columns the `filterBy` enum names in one string. */
 export const ESIM_GO_FILTER_COLUMNS = ['iccid', 'customerRef', 'lastAction', 'actionDate', 'assignedDate'];

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
-import type { CallbackSender } from '../shared/callbacks.ts';
-import { Clock } from '../shared/clock.ts';
 import type { FakeControl } from '../shared/control.ts';
-import type { FaultState } from '../shared/faults.ts';
-import { JsonFileStore } from '../shared/persistence.ts';
-import { FixedWindowLimiter } from '../shared/rate-limiter.ts';
-import { Recorder, settle } from '../shared/recorder.ts';
-import { FakeServer } from '../shared/server.ts';
+import { settle } from '../shared/recorder.ts';
+import { fakeRuntime } from '../shared/runtime.ts';
 import { createEsimGoApp } from './app.ts';
 import { ESIM_GO_CATALOGUE } from './catalogue.ts';
 import type { EsimGoContext, EsimGoFakeOptions } from './context.ts';
@@ -34,12 +29,9 @@ export interface EsimGoFake {
 
 /** Starts the eSIM Go fake (HTTP, or HTTPS with `tls`) on a free port unless one is given. */
 export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<EsimGoFake> {
-  const store = new JsonFileStore<EsimGoState>(options.stateFile);
-  const sender: CallbackSender = { enabled: options.callbacks ?? true, timeoutMs: options.callbackTimeoutMs ?? 5000 };
-  const faults: FaultState = { delayMs: 0 };
-  // The server is made after the app, which needs the context that names the server's origin.
-  const listener: { server?: FakeServer } = {};
+  const runtime = fakeRuntime(options, () => freshEsimGoState(options.balance ?? 10_000, options.callbackUrl ?? ''));
   const ctx: EsimGoContext = {
+    ...runtime.context,
     settings: {
       apiKey: options.apiKey ?? randomBytes(20).toString('hex'),
       signatureEncoding: options.signatureEncoding ?? 'hex',
@@ -48,52 +40,19 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
       smdpAddress: options.smdpAddress ?? 'rsp.esim-go.example',
       rateLimit: options.rateLimit ?? { limit: 10, windowMs: 1000 },
     },
-    state: store.load(() => freshEsimGoState(options.balance ?? 10_000, options.callbackUrl ?? '')),
     catalogue: options.catalogue ?? ESIM_GO_CATALOGUE,
-    clock: new Clock(),
-    recorder: new Recorder(),
-    limiter: new FixedWindowLimiter(),
-    sender,
-    faults,
-    origin: () => listener.server!.origin,
-    save: () => store.save(ctx.state),
   };
   if (options.callbackUrl !== undefined) ctx.state.organisation.callback_url = options.callbackUrl;
-
-  let downTimer: NodeJS.Timeout | undefined;
   const control: EsimGoControl = {
+    ...runtime.control,
     install: (iccid) => settle(() => installEsim(ctx, iccid)),
     attach: (iccid) => attachEsim(ctx, iccid),
     useData: (iccid, bytes) => useData(ctx, iccid, bytes),
     deplete: (iccid) => depleteEsim(ctx, iccid),
     expire: (iccid) => settle(() => expireEsim(ctx, iccid)),
-    setCallbacks: (enabled) => {
-      sender.enabled = enabled;
-    },
     setCallbackUrl: (url) => {
       ctx.state.organisation.callback_url = url;
       ctx.save();
-    },
-    callbacks: () => [...ctx.recorder.callbacks],
-    fault: async (fault) => {
-      if (fault.kind === 'down') {
-        await listener.server!.goDown();
-        if (fault.forMs) downTimer = setTimeout(() => void listener.server!.comeUp(), fault.forMs);
-      } else if (fault.kind === 'slow') faults.delayMs = fault.delayMs;
-      else faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
-    },
-    clearFaults: async () => {
-      clearTimeout(downTimer);
-      faults.delayMs = 0;
-      faults.status = undefined;
-      await listener.server!.comeUp();
-    },
-    counters: () => structuredClone(ctx.recorder.counters),
-    violations: () => ({ requests: [...ctx.recorder.requestViolations], responses: [...ctx.recorder.responseViolations] }),
-    resetObservations: async () => {
-      ctx.recorder.reset();
-      ctx.limiter.clear();
-      await control.clearFaults();
     },
     travel: (ms) =>
       settle(() => {
@@ -106,20 +65,7 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     },
     state: () => structuredClone(ctx.state),
   };
-
-  const app = createEsimGoApp(ctx, control, { requests: options.checkRequests ?? true, responses: options.checkResponses ?? false });
-  const server = new FakeServer(app, { host: options.host, tls: options.tls });
-  listener.server = server;
-  await server.listen(options.port ?? 0);
-  return {
-    url: `${server.origin}/v2.4`,
-    origin: server.origin,
-    apiKey: ctx.settings.apiKey,
-    control,
-    app,
-    close: async () => {
-      clearTimeout(downTimer);
-      await server.close();
-    },
-  };
+  const app = createEsimGoApp(ctx, control, runtime.checks);
+  const { server, close } = await runtime.serve(app);
+  return { url: `${server.origin}/v2.4`, origin: server.origin, apiKey: ctx.settings.apiKey, control, app, close };
 }

@@ -324,3 +324,15 @@ export const alsoOfType =
     const current = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [schema.type as string] : [];
     return { ...schema, type: [...new Set([...current, ...extra])] };
   };
+
+/** An edit of the subschema at a JSON pointer. */
+export const at =
+  (pointer: string, edit: (s: JsonSchema) => JsonSchema) =>
+  (schema: JsonSchema): JsonSchema =>
+    editAt(schema, pointer, edit);
+
+/** Several edits in order. */
+export const chain =
+  (...edits: ((s: JsonSchema) => JsonSchema)[]) =>
+  (schema: JsonSchema): JsonSchema =>
+    edits.reduce((s, e) => e(s), schema);
