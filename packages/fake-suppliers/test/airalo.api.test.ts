@@ -206,6 +206,17 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
     }
   });
 
+  it('reports the statuses no handset event reaches (UNKNOWN, RECYCLED) when set', async () => {
+    const accessToken = await token();
+    const [unknown, recycled] = (await order(accessToken, 'change-7days-1gb', 2)).sims.map((s) => s.iccid);
+    await fake.control.setUsageStatus(unknown!, 'UNKNOWN');
+    await fake.control.setUsageStatus(recycled!, 'RECYCLED');
+    expect((await call<One<{ status: string }>>(`/sims/${unknown}/usage`, { token: accessToken })).body.data.status).toBe('UNKNOWN');
+    const sim = await call<One<{ recycled: boolean; recycled_at: string }>>(`/sims/${recycled}`, { token: accessToken });
+    expect(sim.body.data.recycled).toBe(true);
+    expect(sim.body.data.recycled_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  });
+
   it('expires an active eSIM when its validity passes on the clock', async () => {
     const accessToken = await token();
     const [iccid] = (await order(accessToken, 'change-7days-1gb', 1)).sims.map((s) => s.iccid);

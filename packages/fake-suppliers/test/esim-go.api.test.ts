@@ -136,6 +136,16 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
     }
   });
 
+  it('reports every documented profileStatus and bundleState when set', async () => {
+    const [iccid] = (await buy('esim_1GB_7D_GB_V2', 1)).order[0]!.esims.map((e) => e.iccid);
+    for (const status of ['Downloaded', 'Disabled', 'Deleted', 'Unavailable', 'Confirmed', 'Error'] as const) {
+      await fake.control.setProfileStatus(iccid!, status);
+      expect((await call<{ profileStatus: string }>(`/esims/${iccid}`)).body.profileStatus).toBe(status);
+    }
+    await fake.control.setBundleState(iccid!, 'processing');
+    expect((await call<{ assignments: { bundleState: string }[] }>(`/esims/${iccid}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!.bundleState).toBe('processing');
+  });
+
   it('signs in base64 when the account is set up that way (the document\'s sample)', async () => {
     await fake.close();
     fake = await startEsimGoFake({ checkResponses: true, callbackUrl: receiver.url, signatureEncoding: 'base64' });

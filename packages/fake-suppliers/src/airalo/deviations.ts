@@ -28,6 +28,12 @@ const optional = (...names: string[]) => (schema: JsonSchema): JsonSchema => ({
   required: ((schema.required as string[] | undefined) ?? []).filter((n) => !names.includes(n)),
 });
 
+/** recycled_at is typed date-time but described (and exemplified) as "Y-m-d H:i:s". */
+const withoutFormat = (schema: JsonSchema): JsonSchema => {
+  const { format: _format, ...rest } = schema;
+  return rest;
+};
+
 const PACKAGE = '/properties/data/items/properties/operators/items/properties/packages/items';
 const MIN_RRP = '/properties/data/items/properties/min_price/properties/recommended_retail_price';
 
@@ -89,7 +95,7 @@ export const AIRALO_DEVIATIONS: Deviation[] = [
   },
   {
     id: 'AIR-8',
-    why: 'apn_value typed null only, brand_settings_name string only, confirmation_code string only, simable.description null only; simable present only with include=order',
+    why: 'apn_value typed null only, brand_settings_name string only, confirmation_code string only, simable.description null only; simable present only with include=order; recycled_at is "Y-m-d H:i:s", not date-time',
     method: 'GET',
     path: '/v2/sims/{sim_iccid}',
     target: 'response',
@@ -99,6 +105,7 @@ export const AIRALO_DEVIATIONS: Deviation[] = [
       at('/properties/data/properties/brand_settings_name', alsoOfType('null')),
       at('/properties/data/properties/confirmation_code', alsoOfType('null')),
       at('/properties/data/properties/simable/properties/description', alsoOfType('string')),
+      at('/properties/data/properties/recycled_at', withoutFormat),
       at('/properties/data', optional('simable')),
     ),
   },
@@ -109,7 +116,12 @@ export const AIRALO_DEVIATIONS: Deviation[] = [
     path: '/v2/sims',
     target: 'response',
     status: 200,
-    schema: chain(at('/properties/data/items', optional('simable')), at('/properties/links/properties/prev', alsoOfType('string')), at('/properties/links/properties/next', alsoOfType('null'))),
+    schema: chain(
+      at('/properties/data/items', optional('simable')),
+      at('/properties/data/items/properties/recycled_at', withoutFormat),
+      at('/properties/links/properties/prev', alsoOfType('string')),
+      at('/properties/links/properties/next', alsoOfType('null')),
+    ),
   },
   {
     id: 'AIR-10',

@@ -104,6 +104,14 @@ export async function expireSim(ctx: AiraloContext, iccid: string): Promise<void
   ctx.save();
 }
 
+/** Sets any documented usage status (AIR-11), e.g. UNKNOWN or RECYCLED, which no handset event reaches. */
+export function setUsageStatus(ctx: AiraloContext, iccid: string, status: AiraloSim['status']): void {
+  const sim = simOf(ctx, iccid);
+  sim.status = status;
+  if (status === 'RECYCLED') sim.recycled_at ??= ctx.clock.now();
+  ctx.save();
+}
+
 /** After the clock moved: send the notices and expiries that fell due. */
 export async function applyElapsedTime(ctx: AiraloContext): Promise<void> {
   const now = ctx.clock.now();

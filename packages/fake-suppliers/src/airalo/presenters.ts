@@ -223,7 +223,7 @@ export function simBody(ctx: AiraloContext, sim: AiraloSim, include: Set<string>
     order: null,
     brand_settings_name: sim.brand_settings_name,
     recycled: sim.status === 'RECYCLED',
-    recycled_at: null,
+    recycled_at: sim.recycled_at === undefined ? null : airaloDateTime(sim.recycled_at),
     ...(withOrder
       ? {
           simable: {

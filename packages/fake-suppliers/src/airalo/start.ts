@@ -6,11 +6,13 @@ import { fakeRuntime } from '../shared/runtime.ts';
 import { createAiraloApp } from './app.ts';
 import { AIRALO_CATALOGUE, packageIndex } from './catalogue.ts';
 import { AIRALO_RATE_LIMITS, type AiraloContext, type AiraloFakeOptions } from './context.ts';
-import { applyElapsedTime, attachSim, depleteSim, expireSim, installSim, useData } from './lifecycle.ts';
+import { applyElapsedTime, attachSim, depleteSim, expireSim, installSim, setUsageStatus, useData } from './lifecycle.ts';
 import { usageBody } from './presenters.ts';
-import { freshAiraloState, type AiraloState } from './state.ts';
+import { freshAiraloState, type AiraloState, type AiraloUsageStatus } from './state.ts';
 
 export interface AiraloControl extends FakeControl {
+  /** Any documented usage status (NOT_ACTIVE, ACTIVE, FINISHED, UNKNOWN, EXPIRED, RECYCLED), e.g. the two no handset event reaches. */
+  setUsageStatus(iccid: string, status: AiraloUsageStatus): Promise<void>;
   /** A copy of everything the fake remembers (orders, eSIMs, refunds, opt-ins, balance). */
   state(): AiraloState;
 }
@@ -50,6 +52,7 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
     useData: (iccid, bytes) => useData(ctx, iccid, bytes),
     deplete: (iccid) => depleteSim(ctx, iccid),
     expire: (iccid) => expireSim(ctx, iccid),
+    setUsageStatus: (iccid, status) => settle(() => setUsageStatus(ctx, iccid, status)),
     travel: async (ms) => {
       ctx.clock.travel(ms);
       await applyElapsedTime(ctx);

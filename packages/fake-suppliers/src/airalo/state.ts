@@ -36,6 +36,7 @@ export interface AiraloSim {
   notified: string[];
   brand_settings_name: string | null;
   refund_id?: string;
+  recycled_at?: number;
 }
 
 export interface AiraloRefund {

@@ -132,6 +132,21 @@ export function expireEsim(ctx: EsimGoContext, iccid: string): void {
   ctx.save();
 }
 
+/** Sets any documented profile status (EG-18), e.g. Disabled or Deleted, which no other control reaches. */
+export function setProfileStatus(ctx: EsimGoContext, iccid: string, status: EsimGoEsim['profile_status']): void {
+  esimOf(ctx, iccid).profile_status = status;
+  ctx.save();
+}
+
+/** Sets any documented bundleState (EG-18) on the current (else latest) assignment, e.g. processing. */
+export function setBundleState(ctx: EsimGoContext, iccid: string, state: EsimGoAssignment['state']): void {
+  const esim = esimOf(ctx, iccid);
+  const assignment = currentAssignment(esim) ?? esim.assignments.at(-1);
+  if (!assignment) throw new Error(`eSIM ${iccid} has no bundle`);
+  assignment.state = state;
+  ctx.save();
+}
+
 /** After the clock moved: bundles whose duration is over expire. */
 export function applyElapsedTime(ctx: EsimGoContext): void {
   const now = ctx.clock.now();

@@ -6,11 +6,15 @@ import { fakeRuntime } from '../shared/runtime.ts';
 import { createEsimGoApp } from './app.ts';
 import { ESIM_GO_CATALOGUE } from './catalogue.ts';
 import type { EsimGoContext, EsimGoFakeOptions } from './context.ts';
-import { applyElapsedTime, attachEsim, depleteEsim, expireEsim, installEsim, useData } from './lifecycle.ts';
+import { applyElapsedTime, attachEsim, depleteEsim, expireEsim, installEsim, setBundleState, setProfileStatus, useData } from './lifecycle.ts';
 import { bundlesBody, esimDetails } from './presenters.ts';
-import { freshEsimGoState, type EsimGoState } from './state.ts';
+import { freshEsimGoState, type BundleState, type EsimGoState, type ProfileStatus } from './state.ts';
 
 export interface EsimGoControl extends FakeControl {
+  /** Any documented profileStatus (Released, Downloaded, Installed, Enabled, Disabled, Deleted, Unavailable, Confirmed, Error). */
+  setProfileStatus(iccid: string, status: ProfileStatus): Promise<void>;
+  /** Any documented bundleState (processing, queued, active, depleted, expired, revoked, lapsed). */
+  setBundleState(iccid: string, state: BundleState): Promise<void>;
   /** The callback URL of the portal's API Details page (eSIM Go has no API for it). */
   setCallbackUrl(url: string): void;
   /** A copy of everything the fake remembers (organisation, eSIMs, orders, inventory). */
@@ -50,6 +54,8 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     useData: (iccid, bytes) => useData(ctx, iccid, bytes),
     deplete: (iccid) => depleteEsim(ctx, iccid),
     expire: (iccid) => settle(() => expireEsim(ctx, iccid)),
+    setProfileStatus: (iccid, status) => settle(() => setProfileStatus(ctx, iccid, status)),
+    setBundleState: (iccid, state) => settle(() => setBundleState(ctx, iccid, state)),
     setCallbackUrl: (url) => {
       ctx.state.organisation.callback_url = url;
       ctx.save();
