@@ -156,7 +156,7 @@ describe('documented rate limits', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ client_id: fake.credentials.clientId, client_secret: fake.credentials.clientSecret, grant_type: 'client_credentials' }),
       });
-    // One token was taken by the helper already.
+    // One token was taken when the fake was set up.
     expect((await ask()).status).toBe(200);
     expect((await ask()).status).toBe(200);
     const refused = await ask();
