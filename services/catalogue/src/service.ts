@@ -1,13 +1,36 @@
-import type { ServiceDefinition } from '@connectivity/platform';
-import { createApp, type AppDeps } from './app.ts';
+import { createCursorCodec, type CursorCodec, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
+import { createApp } from './app.ts';
+import { liveSupplierFromConfig } from './clients/suppliers/from-config.ts';
+import { createSimulatedSupplier } from './clients/suppliers/simulated.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
+import { createSandboxBundles } from './db/sandbox-bundles.ts';
+import type { CatalogueDeps } from './use-cases/live-catalogue.ts';
+
+/** What catalogue's app and use cases share. */
+export interface CatalogueContext extends ServiceRuntime, CatalogueDeps {
+  config: Config;
+  cursors: CursorCodec;
+}
+
+export function createContext(runtime: ServiceRuntime, config: Config): CatalogueContext {
+  const bundles = createSandboxBundles(runtime.db.knex);
+  const live = liveSupplierFromConfig(config, (state) => runtime.logger.warn({ state }, 'live supplier circuit changed'));
+  return {
+    ...runtime,
+    config,
+    knex: runtime.db.knex,
+    bundles,
+    suppliers: { test: createSimulatedSupplier(bundles), live },
+    cursors: createCursorCodec(config.CURSOR_SECRET),
+  };
+}
 
 /** catalogue: the sandbox catalogue and the live supplier behind it; no background work. */
-export const catalogueService: ServiceDefinition<Config, AppDeps> = {
+export const catalogueService: ServiceDefinition<Config, CatalogueContext> = {
   name: 'catalogue',
   migrations,
   loadConfig,
-  context: (runtime, config) => ({ ...runtime, config }),
+  context: createContext,
   app: createApp,
 };

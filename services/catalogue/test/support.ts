@@ -3,9 +3,10 @@ import { createLogger, newId, runMigrations, type Bus, type Database } from '@co
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import type { Express } from 'express';
 import { createApp } from '../src/app.ts';
+import { createContext } from '../src/service.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrations } from '../src/db/migrations/index.ts';
-import { startFakeSupplier, type FakeSupplier } from '../src/supplier/fake-supplier/index.ts';
+import { startFakeSupplier, type FakeSupplier } from '../src/clients/suppliers/wholesale/fake/index.ts';
 
 export const INTERNAL_TOKEN = 'test-internal-token-0123456789';
 export const CURSOR_SECRET = 'test-cursor-secret-0123456789-abcdef';
@@ -65,7 +66,7 @@ export async function startCatalogue(
     ...options.env,
   });
   const logger = createLogger({ name: 'catalogue-test', level: 'silent' });
-  const app = createApp({ db, bus, logger, config });
+  const app = createApp(createContext({ db, bus, logger }, config));
   return {
     app,
     db,

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import {
   createApp as createCatalogueApp,
+  createContext as createCatalogueContext,
   loadConfig as loadCatalogueConfig,
   migrations as catalogueMigrations,
   startFakeSupplier,
@@ -83,7 +84,7 @@ async function startCatalogueServer(db: Database, bus: Bus, supplier?: FakeSuppl
     SUPPLIER_RETRIES: '0',
     ...(supplier && { SUPPLIER_URL: supplier.url, SUPPLIER_API_KEY: supplier.apiKey }),
   });
-  const server = await listen(createCatalogueApp({ db, bus, logger, config }), 0, '127.0.0.1');
+  const server = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, config)), 0, '127.0.0.1');
   const address = server.address();
   if (typeof address !== 'object' || address === null) throw new Error('catalogue did not bind');
   return { url: `http://127.0.0.1:${address.port}`, server };

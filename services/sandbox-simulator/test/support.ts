@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
   createApp as createCatalogueApp,
+  createContext as createCatalogueContext,
   loadConfig as loadCatalogueConfig,
   migrations as catalogueMigrations,
   startFakeSupplier,
@@ -131,7 +132,7 @@ export class UsageWorld {
       SUPPLIER_URL: supplier.url,
       SUPPLIER_API_KEY: supplier.apiKey,
     });
-    const catalogue = await listen(createCatalogueApp({ db, bus, logger, config: catalogueConfig }), 0, '127.0.0.1');
+    const catalogue = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig)), 0, '127.0.0.1');
     closers.push(() => closeServer(catalogue));
 
     const inventoryConfig = loadInventoryConfig({

@@ -1,15 +1,14 @@
 import { internalContract } from '@connectivity/contracts';
-import { getIdentity } from '@connectivity/platform';
+import { getCaller } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
-import type { Catalogue } from '../catalogue.ts';
+import { findBundle } from '../use-cases/find-bundle.ts';
+import type { CatalogueDeps } from '../use-cases/live-catalogue.ts';
 
 const s = initServer();
 
 /** GET /internal/bundles/:name: what inventory needs to take an order in the caller's environment. */
-export function internalBundlesRouter(catalogue: Catalogue) {
+export function internalBundlesRouter(deps: CatalogueDeps) {
   return s.router(internalContract.catalogue, {
-    getBundle: async ({ params, res }) => {
-      return { status: 200, body: await catalogue.find(getIdentity(res), params.name) };
-    },
+    getBundle: async ({ params, res }) => ({ status: 200, body: await findBundle(deps, getCaller(res), params.name) }),
   });
 }

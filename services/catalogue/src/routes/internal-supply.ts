@@ -1,29 +1,27 @@
 import { internalSupplyContract } from '@connectivity/contracts';
-import { getIdentity } from '@connectivity/platform';
+import { getCaller } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
-import type { Catalogue } from '../catalogue.ts';
+import { actOnProfile } from '../use-cases/act-on-profile.ts';
+import type { CatalogueDeps } from '../use-cases/live-catalogue.ts';
+import { orderProfiles, stockSandboxProfiles } from '../use-cases/order-profiles.ts';
 
 const s = initServer();
 
 /** Profiles from the environment's supplier, for inventory (called before its order transaction, or to stock sandbox ones). */
-export function internalSupplyRouter(catalogue: Catalogue) {
+export function internalSupplyRouter(deps: CatalogueDeps) {
   return s.router(internalSupplyContract, {
-    orderProfiles: async ({ body, res }) => {
-      return { status: 200, body: { profiles: await catalogue.orderProfiles(getIdentity(res), body) } };
-    },
-    stockSandboxProfiles: async ({ body, res }) => {
-      return { status: 200, body: { profiles: await catalogue.stockSandboxProfiles(getIdentity(res), body) } };
-    },
+    orderProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await orderProfiles(deps, getCaller(res), body) } }),
+    stockSandboxProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await stockSandboxProfiles(deps, getCaller(res), body) } }),
     suspendProfile: async ({ params, res }) => {
-      await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'suspend');
+      await actOnProfile(deps, getCaller(res), params.iccid, 'suspend');
       return { status: 200, body: { iccid: params.iccid, status: 'suspended' } };
     },
     resumeProfile: async ({ params, res }) => {
-      await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'resume');
+      await actOnProfile(deps, getCaller(res), params.iccid, 'resume');
       return { status: 200, body: { iccid: params.iccid, status: 'active' } };
     },
     terminateProfile: async ({ params, res }) => {
-      await catalogue.profileAction(getIdentity(res).environment, params.iccid, 'terminate');
+      await actOnProfile(deps, getCaller(res), params.iccid, 'terminate');
       return { status: 200, body: { iccid: params.iccid, status: 'terminated' } };
     },
   });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /** The sandbox catalogue: one row per bundle, named uniquely; retired rows stay so old names resolve. */
 export async function up(knex: Knex): Promise<void> {

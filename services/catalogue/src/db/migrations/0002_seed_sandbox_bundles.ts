@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { SANDBOX_BUNDLES } from './sandbox-bundles.ts';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 export async function up(knex: Knex): Promise<void> {
   await knex

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /** The operator's live-ordering switch per account; an account with no row has it on. */
 export async function up(knex: Knex): Promise<void> {

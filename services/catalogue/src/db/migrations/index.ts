@@ -2,7 +2,7 @@ import type { MigrationSet } from '@connectivity/platform';
 import * as bundles from './0001_bundles.ts';
 import * as seed from './0002_seed_sandbox_bundles.ts';
 import * as liveOrdering from './0003_live_ordering.ts';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 export { SCHEMA };
 

@@ -1,4 +1,4 @@
-import { SupplierError, type Supplier } from './types.ts';
+import { SupplierError, type Supplier } from './port.ts';
 
 const notConfigured = () => Promise.reject(new SupplierError('unavailable', 'no live supplier is configured'));
 

@@ -1,5 +1,5 @@
 import type { SuppliedProfile } from '@connectivity/contracts';
-import type { CatalogueBundle } from '../domain/bundle.ts';
+import type { CatalogueBundle } from '../../domain/bundle.ts';
 
 /** A bundle as a supplier sells it: the catalogue fields without our retail price. */
 export type SupplierBundle = Omit<CatalogueBundle, 'price_cents'>;

@@ -1,7 +1,7 @@
 import { BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, wrap, type IPolicy } from 'cockatiel';
 import type { z } from 'zod';
-import { retailPriceCents } from '../domain/pricing.ts';
-import { SupplierError, type Supplier, type SupplierBundle } from './types.ts';
+import { retailPriceCents } from '../../../domain/pricing.ts';
+import { SupplierError, type Supplier, type SupplierBundle } from '../port.ts';
 import {
   WHOLESALE_ERROR_CODES,
   wholesaleCatalogueSchema,

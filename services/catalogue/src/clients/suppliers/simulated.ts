@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { SuppliedProfile } from '@connectivity/contracts';
-import type { BundleRepository } from '../db/bundle-repository.ts';
-import { SANDBOX_SMDP_ADDRESS, sandboxMatchingId } from '../domain/activation-code.ts';
-import { sandboxIccid } from '../domain/iccid.ts';
-import { SupplierError, type Supplier } from './types.ts';
+import type { SandboxBundles } from '../../db/sandbox-bundles.ts';
+import { SANDBOX_SMDP_ADDRESS, sandboxMatchingId } from '../../domain/activation-code.ts';
+import { sandboxIccid } from '../../domain/iccid.ts';
+import { SupplierError, type Supplier } from './port.ts';
 
 const randomDigits = (count: number): string => Array.from({ length: count }, () => String(randomInt(10))).join('');
 
@@ -13,7 +13,7 @@ export function sandboxProfile(): SuppliedProfile {
 }
 
 /** The test environment's supplier: the seeded sandbox catalogue, and profiles made up on the spot. */
-export function createSimulatedSupplier(bundles: BundleRepository): Supplier {
+export function createSimulatedSupplier(bundles: SandboxBundles): Supplier {
   return {
     live: false,
     async listBundles() {

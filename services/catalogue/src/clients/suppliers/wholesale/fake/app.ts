@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { makeIccid } from '../../domain/iccid.ts';
+import { makeIccid } from '../../../../domain/iccid.ts';
 import { WHOLESALE_ERROR_CODES, wholesaleOrderRequestSchema, type WholesaleBundle, type WholesaleProfile } from '../wholesale-api.ts';
 import { FAKE_SUPPLIER_ISSUER_ID, FAKE_SUPPLIER_SMDP_ADDRESS, fakeSupplierCatalogue } from './catalogue.ts';
 

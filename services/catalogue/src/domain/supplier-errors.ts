@@ -1,5 +1,5 @@
 import { ApiError } from '@connectivity/contracts';
-import type { ProfileAction, SupplierError } from './types.ts';
+import type { ProfileAction, SupplierError } from '../clients/suppliers/port.ts';
 
 /**
  * Supplier failures as the API reports them (DECISIONS.md "Catalogue" and "When the rarer codes

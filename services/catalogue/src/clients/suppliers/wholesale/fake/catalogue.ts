@@ -1,4 +1,4 @@
-import { SANDBOX_BUNDLES, SANDBOX_ONLY_BUNDLES } from '../../db/migrations/sandbox-bundles.ts';
+import { SANDBOX_BUNDLES, SANDBOX_ONLY_BUNDLES } from '../../../../db/migrations/sandbox-bundles.ts';
 import type { WholesaleBundle } from '../wholesale-api.ts';
 
 export interface FakeCatalogueEntry {

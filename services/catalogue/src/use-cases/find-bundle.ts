@@ -1,0 +1,23 @@
+import { ApiError, type InternalBundle } from '@connectivity/contracts';
+import type { Caller } from '@connectivity/platform';
+import { toPublicBundle } from '../domain/bundle.ts';
+import { assertLiveOrdering, liveCatalogue, type CatalogueDeps } from './live-catalogue.ts';
+
+const notFound = (name: string) => new ApiError('resource_not_found', { param: 'name', message: `No bundle named \`${name}\`.` });
+
+/** A bundle by name for an order in the caller's environment, retired or not; 404 when no catalogue knows it. */
+export async function findBundle(deps: CatalogueDeps, caller: Caller, name: string): Promise<InternalBundle> {
+  const sandbox = await deps.bundles.get(name);
+  if (caller.environment === 'test') {
+    if (!sandbox) throw notFound(name);
+    return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
+  }
+  await assertLiveOrdering(deps, caller.accountId);
+  const live = (await liveCatalogue(deps)).find((b) => b.name === name);
+  if (live) {
+    return { ...toPublicBundle(live, true), retired: live.retired, environments: sandbox ? ['test', 'live'] : ['live'] };
+  }
+  // Known only to the sandbox: the order is refused as capability_not_live by the caller.
+  if (sandbox) return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
+  throw notFound(name);
+}
