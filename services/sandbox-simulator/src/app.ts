@@ -1,30 +1,20 @@
-import { createServiceApp, serviceFrame, type ServiceRuntime } from '@connectivity/platform';
+import { testHelperRoutes } from '@connectivity/contracts';
+import { createServiceApp, serviceFrame, tsRestOptions } from '@connectivity/platform';
+import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
-import type { Config } from './config.ts';
-import { SCHEMA } from './db/migrations/index.ts';
-import { createInventoryClient, type InventoryClient } from './inventory/inventory-client.ts';
-import { mountTestHelperRoutes } from './routes/test-helpers.ts';
-
-export interface AppDeps extends ServiceRuntime {
-  config: Config;
-  /** Inventory's internal API; built from INVENTORY_URL unless given. */
-  inventory?: InventoryClient;
-}
+import { SCHEMA } from './db/schema.ts';
+import { testHelpersRouter } from './routes/test-helpers.ts';
+import type { SimulatorContext } from './service.ts';
 
 /** The sandbox-simulator HTTP app; never listens, so tests drive it with supertest. */
-export function createApp(deps: AppDeps): Express {
-  const inventory =
-    deps.inventory ??
-    createInventoryClient({
-      baseUrl: deps.config.INVENTORY_URL,
-      internalToken: deps.config.INTERNAL_TOKEN ?? '',
-      timeoutMs: deps.config.INVENTORY_TIMEOUT_MS,
-    });
+export function createApp(context: SimulatorContext): Express {
   return createServiceApp({
-    ...serviceFrame(deps),
+    ...serviceFrame(context),
     // POST /v1/test/error changes nothing but is answered the same to a retry, marked replayed,
     // as every mutating call is; POST /v1/test/usage is also recorded by inventory, which makes the change.
-    idempotency: { knex: deps.db.knex, schema: SCHEMA, leaseMs: deps.config.IDEMPOTENCY_LEASE_MS },
-    routes: (app) => mountTestHelperRoutes(app, { inventory }),
+    idempotency: { knex: context.db.knex, schema: SCHEMA, leaseMs: context.config.IDEMPOTENCY_LEASE_MS },
+    routes: (app) => {
+      createExpressEndpoints(testHelperRoutes, testHelpersRouter(context), app, tsRestOptions);
+    },
   });
 }

@@ -1,4 +1,4 @@
-export { createApp, type AppDeps } from './app.ts';
+export { createApp } from './app.ts';
 export { loadConfig, type Config } from './config.ts';
 export { migrations } from './db/migrations/index.ts';
-export { sandboxSimulatorService } from './service.ts';
+export { createContext, sandboxSimulatorService, type SimulatorContext } from './service.ts';

@@ -1,13 +1,26 @@
-import type { ServiceDefinition } from '@connectivity/platform';
-import { createApp, type AppDeps } from './app.ts';
+import type { ServiceDefinition, ServiceRuntime } from '@connectivity/platform';
+import { createApp } from './app.ts';
+import { createInventoryClient, type InventoryClient } from './clients/inventory.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 
+/** What the simulator's app and use cases share. */
+export interface SimulatorContext extends ServiceRuntime {
+  config: Config;
+  /** Inventory's internal API, which owns the eSIMs the helpers act on. */
+  inventory: InventoryClient;
+}
+
+export function createContext(runtime: ServiceRuntime, config: Config): SimulatorContext {
+  const inventory = createInventoryClient({ baseUrl: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.INVENTORY_TIMEOUT_MS });
+  return { ...runtime, config, inventory };
+}
+
 /** sandbox-simulator: /v1/test/usage and /v1/test/error; no background work. */
-export const sandboxSimulatorService: ServiceDefinition<Config, AppDeps> = {
+export const sandboxSimulatorService: ServiceDefinition<Config, SimulatorContext> = {
   name: 'sandbox-simulator',
   migrations,
   loadConfig,
-  context: (runtime, config) => ({ ...runtime, config }),
+  context: createContext,
   app: createApp,
 };

@@ -28,7 +28,8 @@ import { eventually } from '@connectivity/platform/testing';
 export { eventually };
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApp, type AppDeps } from '../src/app.ts';
+import { createApp } from '../src/app.ts';
+import { createContext, type SimulatorContext } from '../src/service.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrations } from '../src/db/migrations/index.ts';
 
@@ -72,12 +73,12 @@ export class SimulatorHarness {
     this.bus = bus;
   }
 
-  static async create(env: Record<string, string>, extra: Partial<AppDeps> = {}): Promise<SimulatorHarness> {
+  static async create(env: Record<string, string>, extra: Partial<SimulatorContext> = {}): Promise<SimulatorHarness> {
     const db = await createTestDatabase();
     await runMigrations(db.knex, migrations);
     const bus = await createTestBus();
     const config = loadConfig({ INTERNAL_TOKEN, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: BASE_URL, ...env });
-    const app = createApp({ db, bus, logger, config, ...extra });
+    const app = createApp({ ...createContext({ db, bus, logger }, config), ...extra });
     return new SimulatorHarness(app, db, bus);
   }
 

@@ -1,26 +1,22 @@
 import { testHelperRoutes } from '@connectivity/contracts';
-import { getIdentity, tsRestOptions } from '@connectivity/platform';
-import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import type { Express } from 'express';
-import { chosenError } from '../domain/chosen-error.ts';
-import { assertTestEnvironment } from '../domain/sandbox-only.ts';
-import type { InventoryClient } from '../inventory/inventory-client.ts';
+import { getCaller } from '@connectivity/platform';
+import { initServer } from '@ts-rest/express';
+import type { InventoryClient } from '../clients/inventory.ts';
+import { simulateUsage } from '../use-cases/simulate-usage.ts';
+import { triggerTestError } from '../use-cases/trigger-test-error.ts';
+
+const s = initServer();
 
 /** POST /v1/test/usage and POST /v1/test/error. */
-export function mountTestHelperRoutes(app: Express, deps: { inventory: InventoryClient }): void {
-  const s = initServer();
-  const router = s.router(testHelperRoutes, {
+export function testHelpersRouter(deps: { inventory: InventoryClient }) {
+  return s.router(testHelperRoutes, {
     simulateUsage: async ({ body, headers, res }) => {
-      const identity = getIdentity(res);
-      assertTestEnvironment(identity.environment);
-      const { esim, replayed } = await deps.inventory.recordUsage(identity, body.esim, body.bytes, headers['idempotency-key']);
+      const { esim, replayed } = await simulateUsage(deps, getCaller(res), body, headers['idempotency-key']);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       return { status: 200, body: esim };
     },
     triggerTestError: ({ body, res }) => {
-      assertTestEnvironment(getIdentity(res).environment);
-      throw chosenError(body);
+      throw triggerTestError(getCaller(res), body);
     },
   });
-  createExpressEndpoints(testHelperRoutes, router, app, tsRestOptions);
 }

@@ -1,8 +1,6 @@
 import { idempotencyMigration, type MigrationSet } from '@connectivity/platform';
+import { SCHEMA } from '../schema.ts';
 import * as init from './0001_init.ts';
-
-/** sandbox-simulator owns the `sandbox_simulator` schema; its tables are always schema-qualified. */
-export const SCHEMA = 'sandbox_simulator';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,

@@ -1,5 +1,5 @@
 import { ApiError, esimReferenceSchema, internalInventoryContract, isApiError, type ErrorCode, type Esim } from '@connectivity/contracts';
-import { createInternalClient, UpstreamFailure, type Identity } from '@connectivity/platform';
+import { createInternalClient, UpstreamFailure, type Caller } from '@connectivity/platform';
 
 export interface InventoryClient {
   /**
@@ -7,7 +7,7 @@ export interface InventoryClient {
    * as they came. The caller's Idempotency-Key goes along, so inventory records the usage once
    * however often the call is retried.
    */
-  recordUsage(identity: Identity, esim: string, bytes: number, idempotencyKey?: string): Promise<{ esim: Esim; replayed: boolean }>;
+  recordUsage(caller: Caller, esim: string, bytes: number, idempotencyKey?: string): Promise<{ esim: Esim; replayed: boolean }>;
 }
 
 const unavailable = (cause: unknown) => new ApiError('internal_error', { message: 'Usage could not be recorded right now; retry later.', cause });
@@ -15,7 +15,7 @@ const unavailable = (cause: unknown) => new ApiError('internal_error', { message
 export function createInventoryClient(options: { baseUrl: string; internalToken: string; timeoutMs: number }): InventoryClient {
   const client = createInternalClient({ service: 'inventory', ...options });
   return {
-    async recordUsage(identity, esim, bytes, idempotencyKey) {
+    async recordUsage(caller, esim, bytes, idempotencyKey) {
       // A value that cannot name an eSIM names none: 404, as for an unknown id.
       if (!esimReferenceSchema.safeParse(esim).success) {
         throw new ApiError('resource_not_found', { param: 'esim', message: 'No such eSIM: `esim` is neither an eSIM id nor an ICCID.' });
@@ -24,7 +24,7 @@ export function createInventoryClient(options: { baseUrl: string; internalToken:
         const answer = await client.exchange(internalInventoryContract.recordUsage, {
           params: { id: esim },
           body: { bytes },
-          identity,
+          identity: caller,
           headers: idempotencyKey === undefined ? undefined : { 'idempotency-key': idempotencyKey },
         });
         // Inventory answered a retry from its record: the caller is told it is a replay.
