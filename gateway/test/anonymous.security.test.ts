@@ -109,6 +109,25 @@ describe('tokens that cannot be keys, and the proxy setting', () => {
     expect(lookedUp).toBe(1);
   });
 
+  it('every 401 carries a Bearer challenge (RFC 6750): invalid_token when a token was presented', async () => {
+    const missing = await request(h.app).get('/v1/esim');
+    expectError(missing, 401, 'key_missing');
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="Connectivity API"');
+    for (const token of [randomKey(), 'not-a-key']) {
+      const invalid = await request(h.app).get('/v1/esim').set(bearer(token));
+      expectError(invalid, 401, 'key_invalid');
+      expect(invalid.headers['www-authenticate']).toBe('Bearer realm="Connectivity API", error="invalid_token"');
+    }
+    const a = await h.account();
+    await h.db.knex('gateway.api_keys').where({ id: a.testKeyId }).update({ status: 'revoked' });
+    h.edge.keys.forget({ keyIds: [a.testKeyId] });
+    const revoked = await request(h.app).get('/v1/esim').set(bearer(a.test));
+    expectError(revoked, 401, 'key_revoked');
+    expect(revoked.headers['www-authenticate']).toBe('Bearer realm="Connectivity API", error="invalid_token"');
+    // Not a 401, no challenge.
+    expect((await request(h.app).get('/v1/nowhere').set(bearer((await h.account()).test))).headers['www-authenticate']).toBeUndefined();
+  });
+
   it('without TRUST_PROXY, X-Forwarded-For is not believed: every client of one socket address shares its budget', async () => {
     const small = await startHarness({ RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_STORE: 'memory' });
     try {

@@ -99,4 +99,34 @@ describe('idempotency end to end', () => {
     expect(kept?.response_body).not.toContain(secret);
     expect(kept?.response_body).not.toContain(secret.slice(6, 20));
   });
+
+  test('parameters are compared, not bytes: the same body with its keys reordered or spaced otherwise is a replay; another value is 409', async () => {
+    const key = newKey();
+    const raw = async (text: string) => {
+      const response = await fetch(`${stack.composition.gatewayUrl}/v1/esim`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: text,
+      });
+      return { status: response.status, body: (await response.json()) as Reply['body'], replayed: response.headers.get('idempotent-replayed') };
+    };
+    const first = await raw('{"bundle":"esim_5GB_30D_EU","quantity":1}');
+    expect(first.status).toBe(201);
+    const orders = await count('inventory.orders');
+    for (const same of ['{"quantity":1,"bundle":"esim_5GB_30D_EU"}', '{\n  "bundle" : "esim_5GB_30D_EU",\n  "quantity" : 1\n}']) {
+      const again = await raw(same);
+      expect(again.status, same).toBe(201);
+      expect(again.body).toEqual(first.body);
+      expect(again.replayed).toBe('true');
+    }
+    // Through the service too, when the gateway lost its record.
+    await gatewayForgets(key);
+    const afterLoss = await raw('{ "quantity": 1, "bundle": "esim_5GB_30D_EU" }');
+    expect(afterLoss.status).toBe(201);
+    expect(afterLoss.body).toEqual(first.body);
+    expect(await count('inventory.orders')).toBe(orders);
+    const different = await raw('{"bundle":"esim_5GB_30D_EU","quantity":2}');
+    expect(different.status).toBe(409);
+    expect(different.body.error?.code).toBe('idempotency_key_reused');
+  });
 });

@@ -291,3 +291,22 @@ describe.each(testDatabaseBackends())('claimMany on $kind', ({ create }) => {
     expect(await store.claim(db.knex, batch[5] as ReturnType<typeof input>)).toEqual({ kind: 'mismatch' });
   });
 });
+
+describe('requestFingerprint', () => {
+  test('compares parameters: key order and whitespace do not matter, values, method and path do', async () => {
+    const { requestFingerprint } = await import('../src/idempotency/fingerprint.ts');
+    const of = (body: string, method = 'POST', path = '/v1/esim') => requestFingerprint(method, path, Buffer.from(body));
+    const base = of('{"bundle":"a","quantity":1,"metadata":{"x":"1","y":"2"}}');
+    expect(of('{ "metadata": { "y": "2", "x": "1" }, "quantity": 1, "bundle": "a" }')).toBe(base);
+    expect(of('{\n\t"bundle": "a",\n\t"quantity": 1,\n\t"metadata": {"x": "1", "y": "2"}\n}')).toBe(base);
+    // The parsed body, when the caller has it, gives the same fingerprint.
+    expect(requestFingerprint('POST', '/v1/esim', Buffer.from('{"quantity":1}'), { quantity: 1 })).toBe(of('{ "quantity" : 1 }'));
+    expect(of('{"bundle":"a","quantity":2,"metadata":{"x":"1","y":"2"}}')).not.toBe(base);
+    expect(of('{"bundle":"a","quantity":1,"metadata":{"x":"1"}}')).not.toBe(base);
+    expect(of('{"bundle":"a","quantity":1,"metadata":{"x":"1","y":"2"}}', 'PATCH')).not.toBe(base);
+    expect(of('{"bundle":"a","quantity":1,"metadata":{"x":"1","y":"2"}}', 'POST', '/v1/other')).not.toBe(base);
+    // Not JSON: the bytes are compared.
+    expect(of('not json')).toBe(of('not json'));
+    expect(of('not json')).not.toBe(of('not  json'));
+  });
+});

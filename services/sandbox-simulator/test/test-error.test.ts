@@ -28,6 +28,10 @@ describe('POST /v1/test/error', () => {
     });
     expect(plain.body.error.message.length).toBeGreaterThan(0);
 
+    // Every 429 and 503 says when to retry, the simulated ones too; no other answer does.
+    if (status === 429 || status === 503) expect(plain.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    else expect(plain.headers['retry-after']).toBeUndefined();
+
     const chosen = await h.post(me, '/v1/test/error', { code, param: 'bundle', message: 'Chosen message.' });
     expect(chosen.status).toBe(status);
     expect(chosen.body).toEqual({

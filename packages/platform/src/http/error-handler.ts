@@ -59,6 +59,8 @@ export function errorHandler(options: { baseUrl: string; logger: Logger }): Erro
         if (apiError.code === 'internal_error') options.logger.error({ err: error }, 'unhandled error');
       }
       if (apiError.retryAfter !== undefined && !res.hasHeader('retry-after')) res.setHeader('Retry-After', apiError.retryAfter);
+      const challenge = bearerChallenge(apiError);
+      if (challenge) res.setHeader('WWW-Authenticate', challenge);
       res.status(apiError.status).json(apiError.toBody(options.baseUrl));
     } catch (failure) {
       // Never express's HTML page (with its stack trace in development): a request whose error
@@ -67,6 +69,17 @@ export function errorHandler(options: { baseUrl: string; logger: Logger }): Erro
       res.destroy();
     }
   };
+}
+
+/**
+ * The challenge of a 401 (RFC 6750 §3): every 401 names the Bearer scheme; a token that was
+ * presented but is unknown or revoked is `invalid_token`, a request without one gets no error
+ * code (it simply did not authenticate).
+ */
+export function bearerChallenge(error: ApiError): string | undefined {
+  if (error.status !== 401) return undefined;
+  const realm = 'Bearer realm="Connectivity API"';
+  return error.code === 'key_missing' ? realm : `${realm}, error="invalid_token"`;
 }
 
 /** Anything no route matched: 404 `no_such_route` (also a known path with an unknown method). */

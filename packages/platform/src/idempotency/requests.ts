@@ -201,7 +201,7 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       const ref: ClaimRef = { keyId, idempotencyKey, claimId: randomUUID() };
       const outcome = await claims.add({
         ...ref,
-        fingerprint: requestFingerprint(req.method, req.originalUrl, rawBodyOf(req)),
+        fingerprint: requestFingerprint(req.method, req.originalUrl, rawBodyOf(req), req.body as unknown),
         leaseMs: options.leaseMs,
         retentionMs: options.retentionMs,
       });
