@@ -10,7 +10,7 @@ import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
-  /** DNS for live endpoint checks; the system resolver unless a test plays DNS. */
+  /** DNS for the address policy's checks; the system resolver unless a test plays DNS. */
   resolveHost?: ResolveHost;
   /** Seals new signing secrets; made from WEBHOOK_SECRET_KEY unless given. */
   secrets?: SecretBox;
@@ -37,7 +37,14 @@ export function createApp(deps: AppDeps): Express {
         timings: { keepaliveMs: deps.config.STREAM_KEEPALIVE_MS, safetyPollMs: deps.config.STREAM_POLL_INTERVAL_MS, retryMs: deps.config.STREAM_RETRY_MS },
       });
       mountEventRoutes(app, { db: deps.db, bus: deps.bus, logger: deps.logger, cursors });
-      mountWebhookRoutes(app, { db: deps.db, cursors, resolveHost, secrets, maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS });
+      mountWebhookRoutes(app, {
+        db: deps.db,
+        cursors,
+        resolveHost,
+        allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
+        secrets,
+        maxEndpoints: deps.config.WEBHOOK_MAX_ENDPOINTS,
+      });
     },
   });
 }

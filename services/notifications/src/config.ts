@@ -18,6 +18,12 @@ const msList = (fallback: readonly number[]) =>
 
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
+/** A switch spelled plainly; anything else stops the start rather than being read as off. */
+const onOff = (fallback: boolean) =>
+  z
+    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']).optional())
+    .transform((value) => (value === undefined || value === '' ? fallback : ['1', 'true', 'yes', 'on'].includes(value)));
+
 /** notifications's environment, parsed once at boot (the platform's common variables + its own). */
 export const configSchema = serviceConfigSchema(8084)
   .extend({
@@ -51,6 +57,11 @@ export const configSchema = serviceConfigSchema(8084)
      * with the current key at start, so a rotation loses no endpoint.
      */
     WEBHOOK_SECRET_KEY_PREVIOUS: z.string().optional(),
+    /**
+     * Test endpoints may reach loopback and private addresses (an integrator's laptop: `pnpm start`
+     * turns it on). Off, they obey the live address policy, http still allowed (DECISIONS.md "Webhooks").
+     */
+    WEBHOOK_ALLOW_PRIVATE: onOff(false),
     /** At most this many endpoints (not deleted) per account and environment. */
     WEBHOOK_MAX_ENDPOINTS: z.coerce.number().int().min(1).default(16),
     /**

@@ -54,6 +54,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             batchSize: config.DELIVERY_BATCH_SIZE,
             disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
             resolveHost,
+            allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
             secrets,
             retention: {
               keepMs: config.EVENT_RETENTION_MS,

@@ -1,4 +1,4 @@
-import type { ApiEvent as Event, Environment, EventType } from '@connectivity/contracts';
+import type { ApiEvent as Event, Environment, EventType, WebhookAttemptError } from '@connectivity/contracts';
 import { claimDue as claimDueRows, signalAfterCommit } from '@connectivity/platform';
 import type { Knex } from 'knex';
 
@@ -120,7 +120,7 @@ export interface AttemptRecord {
   claim: Claim;
   succeeded: boolean;
   statusCode: number | null;
-  error: string | null;
+  error: WebhookAttemptError | null;
   durationMs: number;
   /** When to try again; null after success or the last attempt. */
   nextAttemptAt: Date | null;
@@ -196,7 +196,7 @@ export interface AttemptView {
   attempt: number;
   status: 'succeeded' | 'failed';
   statusCode: number | null;
-  error: string | null;
+  error: WebhookAttemptError | null;
   durationMs: number;
   nextRetryAt: Date | null;
   createdAt: Date;
@@ -210,7 +210,7 @@ interface AttemptRow {
   attempt: number;
   status: 'succeeded' | 'failed';
   status_code: number | null;
-  error: string | null;
+  error: WebhookAttemptError | null;
   duration_ms: number;
   next_retry_at: Date | null;
   created_at: Date;

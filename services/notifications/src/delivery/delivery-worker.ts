@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { domainMetrics, inBackgroundSpan, linksTo, newId, startPoller, type Database, type Logger } from '@connectivity/platform';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
+import { egressPolicy } from '../domain/endpoint-url.ts';
 import { nextRetryDelayMs, type RetryPolicy } from '../domain/retry-policy.ts';
 import { claimDue, DELIVERIES_SIGNAL, recordAttempt, type Claim } from '../db/deliveries-repository.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -21,6 +22,8 @@ export interface DeliveryWorkerOptions {
   batchSize: number;
   disableAfterMs: number;
   resolveHost: ResolveHost;
+  /** WEBHOOK_ALLOW_PRIVATE: test endpoints may reach any address (see `egressPolicy`). */
+  allowPrivate: boolean;
   /** Opens the endpoints' sealed signing secrets. */
   secrets: SecretBox;
   retention: RetentionOptions;
@@ -51,11 +54,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       secret = options.secrets.open(claim.endpoint.sealedSecret, claim.endpoint.id);
     } catch (err) {
       logger.error({ err, endpoint_id: claim.endpoint.id }, 'webhook signing secret cannot be opened with WEBHOOK_SECRET_KEY');
-      return { kind: 'error', error: 'The signing secret could not be read; the attempt was not sent.', durationMs: 0 };
+      return { kind: 'error', failure: 'not_sent', detail: 'signing secret cannot be opened', durationMs: 0 };
     }
     return sendWebhook({
       url: claim.endpoint.url,
-      environment: claim.endpoint.environment,
+      policy: egressPolicy(claim.endpoint.environment, options.allowPrivate),
       headers: signatureHeaders(secret, claim.event.id, body, at),
       body,
       timeoutMs: options.timeoutMs,
@@ -111,7 +114,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
     if (disabled) domainMetrics.webhookEndpointDisabled(disabled);
     logger.debug(
-      { event_id: claim.event.id, endpoint_id: claim.endpoint.id, attempt: claim.attempt, status_code: outcome.statusCode, succeeded: outcome.succeeded },
+      {
+        event_id: claim.event.id,
+        endpoint_id: claim.endpoint.id,
+        attempt: claim.attempt,
+        status_code: outcome.statusCode,
+        succeeded: outcome.succeeded,
+        // What the tenant sees as a class; the cause is for operators only.
+        ...(result.kind === 'error' && { error: result.failure, detail: result.detail }),
+      },
       'webhook attempt',
     );
   }

@@ -2,13 +2,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Environment } from '@connectivity/contracts';
 import type { AttemptResult } from '../domain/delivery-outcome.ts';
+import type { EgressPolicy } from '../domain/endpoint-url.ts';
+import { networkFailure } from '../domain/network-failure.ts';
 import { checkPublicHost, type ResolveHost } from './public-host.ts';
 
 export interface SendRequest {
   url: string;
-  environment: Environment;
+  /** `public`: the host is checked after DNS and the connection pinned to the address checked. */
+  policy: EgressPolicy;
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
@@ -18,9 +20,10 @@ export interface SendRequest {
 const USER_AGENT = 'connectivity-webhooks/1';
 
 /**
- * One HTTP POST of a signed payload. Live endpoints are checked again here, after DNS, and the
- * connection goes to the address that was checked (no second lookup a rebinding DNS could
- * answer differently). Redirects are not followed. Never throws: every failure is a result.
+ * One HTTP POST of a signed payload. Under the address policy the host is checked again here,
+ * after DNS, and the connection goes to the address that was checked (no second lookup a
+ * rebinding DNS could answer differently). Redirects are not followed. Never throws: every
+ * failure is a result, its class for the tenant and its detail for our logs.
  */
 export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
   const started = performance.now();
@@ -28,9 +31,9 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
   const url = new URL(request.url);
 
   let lookup: LookupFunction | undefined;
-  if (request.environment === 'live') {
+  if (request.policy === 'public') {
     const check = await checkPublicHost(url, request.resolveHost);
-    if (!check.ok) return { kind: 'error', error: `Refused: ${check.reason}`, durationMs: elapsed() };
+    if (!check.ok) return { kind: 'error', failure: 'connection_error', detail: `address policy: ${check.detail}`, durationMs: elapsed() };
     lookup = pinnedLookup(check.address);
   }
 
@@ -55,7 +58,7 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
       },
     });
     const timer = setTimeout(() => {
-      finish({ kind: 'error', error: `No answer within ${request.timeoutMs} ms.`, durationMs: elapsed() });
+      finish({ kind: 'error', failure: 'timeout', detail: `no answer within ${request.timeoutMs} ms`, durationMs: elapsed() });
       req.destroy();
     }, request.timeoutMs);
     req.on('response', (res) => {
@@ -65,7 +68,7 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
       res.destroy();
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      finish({ kind: 'error', error: describeNetworkError(err), durationMs: elapsed() });
+      finish({ kind: 'error', failure: networkFailure(err.code), detail: err.code ?? err.message, durationMs: elapsed() });
     });
     req.end(request.body);
   });
@@ -78,21 +81,4 @@ function pinnedLookup(address: string): LookupFunction {
     if (options.all) callback(null, [{ address, family }]);
     else callback(null, address, family);
   };
-}
-
-function describeNetworkError(err: NodeJS.ErrnoException): string {
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return 'Connection refused.';
-    case 'ECONNRESET':
-      return 'Connection reset by the endpoint.';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'The host does not resolve.';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'The host is unreachable.';
-    default:
-      return err.code ? `Network error ${err.code}.` : `Network error: ${err.message}`;
-  }
 }

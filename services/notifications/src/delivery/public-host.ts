@@ -11,29 +11,31 @@ export const systemResolveHost: ResolveHost = async (hostname) => {
   return addresses.map((entry) => entry.address);
 };
 
-export type PublicHostCheck = { ok: true; address: string } | { ok: false; reason: string };
+/** `detail` is for our logs only: it may name what the host resolved to, which a tenant must never see. */
+export type PublicHostCheck = { ok: true; address: string } | { ok: false; detail: string };
 
 /**
- * Where a live endpoint may be reached: every address its host resolves to must be public (one
- * private answer is enough to refuse, as DNS may rotate to it). The address returned is the
- * one to connect to, so the check and the connection cannot see different DNS answers.
+ * Where an endpoint under the address policy may be reached: every address its host resolves to
+ * must be public (one private answer is enough to refuse, as DNS may rotate to it). The address
+ * returned is the one to connect to, so the check and the connection cannot see different DNS
+ * answers.
  */
 export async function checkPublicHost(url: URL, resolveHost: ResolveHost): Promise<PublicHostCheck> {
   const host = hostOf(url);
-  if (isRefusedHostname(host)) return { ok: false, reason: `${host} is not a public host.` };
+  if (isRefusedHostname(host)) return { ok: false, detail: 'refused host name' };
   let addresses: string[];
   if (isIP(host) !== 0) {
     addresses = [host];
   } else {
     try {
       addresses = await resolveHost(host);
-    } catch {
-      return { ok: false, reason: `${host} does not resolve.` };
+    } catch (error) {
+      return { ok: false, detail: `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})` };
     }
   }
   const first = addresses[0];
-  if (first === undefined) return { ok: false, reason: `${host} does not resolve.` };
+  if (first === undefined) return { ok: false, detail: 'does not resolve (no address)' };
   const refused = addresses.find((address) => !isPublicAddress(address));
-  if (refused !== undefined) return { ok: false, reason: `${host} resolves to ${refused}, which is not a public address.` };
+  if (refused !== undefined) return { ok: false, detail: `resolves to ${refused}, not a public address` };
   return { ok: true, address: first };
 }

@@ -1,3 +1,5 @@
+import type { WebhookAttemptError } from '@connectivity/contracts';
+
 /**
  * What one HTTP answer (or the lack of one) means for a delivery: success on any 2xx; a
  * `Retry-After` on 429/503 is honoured; 410 Gone means the receiver wants nothing more, so the
@@ -5,14 +7,15 @@
  */
 export type AttemptResult =
   | { kind: 'response'; statusCode: number; retryAfter: string | undefined; durationMs: number }
-  | { kind: 'error'; error: string; durationMs: number };
+  /** No answer: `failure` is what the tenant sees, `detail` goes to our logs only. */
+  | { kind: 'error'; failure: Exclude<WebhookAttemptError, 'http_status'>; detail: string; durationMs: number };
 
 export type DeliveryOutcome =
   | { succeeded: true; statusCode: number }
   | {
       succeeded: false;
       statusCode: number | null;
-      error: string;
+      error: WebhookAttemptError;
       retryAfterMs: number | undefined;
       /** Set when the endpoint must be disabled now, whatever the retry schedule says. */
       disableReason: string | undefined;
@@ -22,7 +25,7 @@ export const GONE_DISABLE_REASON = 'The endpoint answered 410 Gone: it is disabl
 
 export function classifyAttempt(result: AttemptResult, now: number): DeliveryOutcome {
   if (result.kind === 'error') {
-    return { succeeded: false, statusCode: null, error: result.error, retryAfterMs: undefined, disableReason: undefined };
+    return { succeeded: false, statusCode: null, error: result.failure, retryAfterMs: undefined, disableReason: undefined };
   }
   const { statusCode } = result;
   if (statusCode >= 200 && statusCode < 300) return { succeeded: true, statusCode };
@@ -30,7 +33,7 @@ export function classifyAttempt(result: AttemptResult, now: number): DeliveryOut
   return {
     succeeded: false,
     statusCode,
-    error: `The endpoint answered HTTP ${statusCode}.`,
+    error: 'http_status',
     retryAfterMs: honoursRetryAfter ? parseRetryAfterMs(result.retryAfter, now) : undefined,
     disableReason: statusCode === 410 ? GONE_DISABLE_REASON : undefined,
   };

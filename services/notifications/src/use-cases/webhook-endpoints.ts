@@ -1,7 +1,7 @@
 import { ApiError, type Environment, type WebhookEndpoint, type WebhookEndpointWithSecret } from '@connectivity/contracts';
 import { answerInTransaction, newId, type Database, type Identity } from '@connectivity/platform';
 import { normalizeEnabledEvents } from '../domain/enabled-events.ts';
-import { checkEndpointUrl, liveAddressMessage, hostOf } from '../domain/endpoint-url.ts';
+import { checkEndpointUrl, egressPolicy, notPublicUrl } from '../domain/endpoint-url.ts';
 import { newWebhookSecret } from '../domain/webhook-secret.ts';
 import {
   deleteEndpoint,
@@ -20,6 +20,8 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 export interface EndpointDeps {
   db: Database;
   resolveHost: ResolveHost;
+  /** WEBHOOK_ALLOW_PRIVATE: test endpoints may point anywhere. */
+  allowPrivate: boolean;
 }
 
 export interface CreateEndpointDeps extends EndpointDeps {
@@ -30,15 +32,14 @@ export interface CreateEndpointDeps extends EndpointDeps {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** The URL an endpoint may have in `environment`: the static rules, then for live ones the DNS answer. */
-async function acceptedUrl(raw: string, environment: Environment, resolveHost: ResolveHost): Promise<string> {
-  const url = checkEndpointUrl(raw, environment);
-  if (environment === 'live') {
-    const check = await checkPublicHost(url, resolveHost);
-    if (!check.ok) {
-      throw new ApiError('invalid_parameter', { param: 'url', message: liveAddressMessage(hostOf(url)), detail: check.reason });
-    }
-  }
+/**
+ * The URL an endpoint may have in `environment`: the static rules, then under the address policy
+ * the DNS answer (the same refusal whatever the name resolved to).
+ */
+async function acceptedUrl(deps: EndpointDeps, raw: string, environment: Environment): Promise<string> {
+  const policy = egressPolicy(environment, deps.allowPrivate);
+  const url = checkEndpointUrl(raw, environment, policy);
+  if (policy === 'public' && !(await checkPublicHost(url, deps.resolveHost)).ok) throw notPublicUrl();
   return url.toString();
 }
 
@@ -71,7 +72,7 @@ export async function createEndpoint(
   identity: Identity,
   input: { url: string; enabled_events: string[]; description?: string | undefined },
 ): Promise<WebhookEndpointWithSecret> {
-  const url = await acceptedUrl(input.url, identity.environment, deps.resolveHost);
+  const url = await acceptedUrl(deps, input.url, identity.environment);
   const now = nowSeconds();
   const endpoint: EndpointRecord = {
     id: newId('webhookEndpoint'),
@@ -128,7 +129,7 @@ export async function changeEndpoint(
 ): Promise<WebhookEndpoint> {
   const endpoint = await getOwnEndpoint(deps, identity, id);
   const changes: EndpointChanges = {};
-  if (input.url !== undefined) changes.url = await acceptedUrl(input.url, endpoint.environment, deps.resolveHost);
+  if (input.url !== undefined) changes.url = await acceptedUrl(deps, input.url, endpoint.environment);
   if (input.enabled_events !== undefined) changes.enabledEvents = normalizeEnabledEvents(input.enabled_events);
   if (input.description !== undefined) changes.description = input.description;
   if (input.disabled !== undefined) changes.disabled = input.disabled;

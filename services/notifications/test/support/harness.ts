@@ -85,6 +85,8 @@ export class Harness {
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'silent',
       PUBLIC_BASE_URL: 'https://api.example.test',
+      // The receivers of these tests listen on 127.0.0.1; the policy's own tests turn this off.
+      WEBHOOK_ALLOW_PRIVATE: '1',
       ...FAST,
       ...env,
     });

@@ -4,6 +4,7 @@ import * as sealedSecrets from './0002_sealed_secrets_and_retention.ts';
 import * as eventTraceContext from './0003_event_trace_context.ts';
 import * as eventTimeOrder from './0005_event_time_order.ts';
 import * as streamEntries from './0006_stream_entries.ts';
+import * as attemptErrorClasses from './0007_attempt_error_classes.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
@@ -17,5 +18,6 @@ export const migrations: MigrationSet = {
     '0004_idempotency': idempotencyMigration(SCHEMA),
     '0005_event_time_order': eventTimeOrder,
     '0006_stream_entries': streamEntries,
+    '0007_attempt_error_classes': attemptErrorClasses,
   },
 };
