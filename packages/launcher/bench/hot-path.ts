@@ -175,7 +175,8 @@ async function distributed(): Promise<void> {
   const stack: DistributedStack = await startDistributedStack({
     databaseUrl: DATABASE_URL,
     natsUrl: NATS_URL,
-    env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, REDIS_URL },
+    // The webhook receiver listens on 127.0.0.1.
+    env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, REDIS_URL, WEBHOOK_ALLOW_PRIVATE: '1' },
     ...(profiled && { envOf: { [profiled]: { NODE_OPTIONS: [process.env.NODE_OPTIONS, ...cpuProfFlags].filter(Boolean).join(' ') } } }),
     stdio: args.verbose ? 'inherit' : 'ignore',
   });

@@ -23,8 +23,9 @@ export interface Composition {
  */
 export async function startComposition({ runtime, env: baseEnv, port, host }: ComposeOptions): Promise<Composition> {
   // One process serves every gateway request here: its own memory counts the rate limit exactly,
-  // unless a shared Redis is configured.
-  const env: NodeJS.ProcessEnv = { RATE_LIMIT_STORE: baseEnv.REDIS_URL ? 'redis' : 'memory', ...baseEnv };
+  // unless a shared Redis is configured. The sandbox runs on the integrator's own machine, whose
+  // receiver is on localhost: test webhooks may reach private addresses unless the caller says no.
+  const env: NodeJS.ProcessEnv = { RATE_LIMIT_STORE: baseEnv.REDIS_URL ? 'redis' : 'memory', WEBHOOK_ALLOW_PRIVATE: '1', ...baseEnv };
   const started: StartedService[] = [];
   const servers: Server[] = [];
   let gatewayUrl = '';

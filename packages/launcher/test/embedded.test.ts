@@ -10,6 +10,7 @@ import { routeTable } from '@connectivity/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startArguments } from '../src/start-command.ts';
 import { waitUntilReady } from '../src/wait-ready.ts';
+import { startReceiver } from './support/receiver.ts';
 
 /**
  * The README's first command, as a fresh machine runs it: `pnpm start` with no DATABASE_URL or
@@ -41,6 +42,8 @@ describe('pnpm start (embedded)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), ADMIN_PORT: '0', DATA_DIR: dataDir, DEV_TEST_KEY: testKey, DEV_LIVE_KEY: liveKey, LOG_LEVEL: 'warn' };
     delete env.DATABASE_URL;
     delete env.NATS_URL;
+    // pnpm start's own default is what is tested.
+    delete env.WEBHOOK_ALLOW_PRIVATE;
     child = spawn(process.execPath, startArguments(), {
       cwd: root,
       env,
@@ -92,6 +95,28 @@ describe('pnpm start (embedded)', () => {
     const live = await fetch(`http://127.0.0.1:${port}/v1/esim`, { headers: { authorization: `Bearer ${liveKey}` } });
     expect(live.status).toBe(200);
   }, 200_000);
+
+  test('a test webhook endpoint on localhost is accepted and delivered to: pnpm start allows private addresses (WEBHOOK_ALLOW_PRIVATE)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const call = (path: string, body: unknown) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json', 'idempotency-key': randomBytes(12).toString('hex') },
+          body: JSON.stringify(body),
+        });
+      const hook = await call('/v1/webhooks', { url: receiver.url, enabled_events: ['esim.released'] });
+      expect(hook.status).toBe(201);
+      receiver.useSecret(((await hook.json()) as { secret: string }).secret);
+      const order = await call('/v1/esim', { bundle: 'esim_5GB_30D_EU', quantity: 1 });
+      expect(order.status).toBe(201);
+      const esimId = ((await order.json()) as { esims: { id: string }[] }).esims[0]?.id;
+      await expect.poll(() => [...receiver.delivered.values()].some((event) => event.data.object?.id === esimId), { timeout: 30_000 }).toBe(true);
+      expect(receiver.rejected).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
 
   test('pnpm cli creates an account whose keys work at once against the running process', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };

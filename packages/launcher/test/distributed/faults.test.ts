@@ -30,6 +30,8 @@ describe('faults: kill -9 mid-load', () => {
         WEBHOOK_TIMEOUT_MS: '5000',
         WEBHOOK_RETRY_SCHEDULE_MS: '100,300,1000,2000,3000,5000',
         OUTBOX_POLL_INTERVAL_MS: '100',
+        // The receiver listens on 127.0.0.1.
+        WEBHOOK_ALLOW_PRIVATE: '1',
       },
     });
     testKey = (await createAccount(stack.knex)).test.secret;

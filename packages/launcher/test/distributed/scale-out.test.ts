@@ -28,6 +28,8 @@ describe('scale-out: two of everything', () => {
         SWEEPER_INTERVAL_MS: '300',
         OUTBOX_POLL_INTERVAL_MS: '200',
         DRAIN_TIMEOUT_MS: '5000',
+        // The receiver listens on 127.0.0.1.
+        WEBHOOK_ALLOW_PRIVATE: '1',
       },
     });
     account = await createAccount(stack.knex);

@@ -123,7 +123,8 @@ describe('one trace per request: distributed form (a process per service, Postgr
     stack = await startDistributedStack({
       ...distributedBackends(),
       stdio: 'ignore',
-      env: { ...TELEMETRY, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, DELIVERY_POLL_INTERVAL_MS: '100' },
+      // The receiver listens on 127.0.0.1.
+      env: { ...TELEMETRY, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, DELIVERY_POLL_INTERVAL_MS: '100', WEBHOOK_ALLOW_PRIVATE: '1' },
     });
     key = (await createAccount(stack.knex)).test.secret;
   }, 180_000);
