@@ -46,12 +46,14 @@ describe('resource schemas', () => {
       attempt: 2,
       status: 'failed',
       status_code: 503,
-      error: 'HTTP 503',
+      error: 'http_status',
       duration_ms: 120,
       next_retry_at: NOW + 300,
       created_at: NOW,
     };
     expect(webhookAttemptSchema.parse(attempt)).toEqual(attempt);
+    // What went wrong is a class, never raw text.
+    expect(webhookAttemptSchema.safeParse({ ...attempt, error: 'Connection refused.' }).success).toBe(false);
   });
 
   it('wraps items in the list envelope', () => {

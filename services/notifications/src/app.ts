@@ -36,7 +36,7 @@ export function createApp(deps: AppDeps): Express {
         logger: deps.logger,
         timings: { keepaliveMs: deps.config.STREAM_KEEPALIVE_MS, safetyPollMs: deps.config.STREAM_POLL_INTERVAL_MS, retryMs: deps.config.STREAM_RETRY_MS },
       });
-      mountEventRoutes(app, { db: deps.db, bus: deps.bus, logger: deps.logger, cursors });
+      mountEventRoutes(app, { db: deps.db, bus: deps.bus, logger: deps.logger, cursors, maxEvents: deps.config.REPLAY_MAX_EVENTS });
       mountWebhookRoutes(app, {
         db: deps.db,
         cursors,

@@ -77,6 +77,16 @@ export const configSchema = serviceConfigSchema(8084)
     STREAM_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_500),
     /** What a stream's client is told to wait before reconnecting (the SSE `retry:` field). */
     STREAM_RETRY_MS: z.coerce.number().int().min(0).default(1_000),
+    /** The most events one `POST /v1/events/replay` may queue; a window with more is refused, naming a `since` that fits. */
+    REPLAY_MAX_EVENTS: z.coerce.number().int().min(1).default(10_000),
+    /** Events a replay queues per batch (one transaction each). */
+    REPLAY_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+    /** How often the replay worker looks for due replays when idle. */
+    REPLAY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
+    /** A replay's batches wait while an endpoint they go to has more than this many deliveries pending. */
+    WEBHOOK_MAX_PENDING_PER_ENDPOINT: z.coerce.number().int().min(1).default(10_000),
+    /** How long a waiting replay batch waits before it looks again. */
+    REPLAY_WAIT_MS: z.coerce.number().int().min(1).default(5_000),
     /** Events pruned per transaction, so pruning never holds long locks. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
   })

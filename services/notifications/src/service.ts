@@ -8,6 +8,7 @@ import { startEventConsumer } from './events/event-consumer.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
 import { listenForStreamGrowth } from './stream/stream-notices.ts';
 import { prepareSealedSecrets } from './secrets/prepare-sealed-secrets.ts';
+import { startReplayWorker } from './workers/replay-worker.ts';
 
 /** Test hooks beyond the runtime: a DNS stand-in. */
 export interface NotificationsOptions {
@@ -21,7 +22,7 @@ export interface NotificationsContext extends AppDeps {
 
 /**
  * notifications: the HTTP app; the durable event consumer and the stream notices it hears; the
- * delivery worker and the idempotency purge. Stopping ends the consumers first (nothing new is
+ * delivery worker, the replay worker and the idempotency purge. Stopping ends the consumers first (nothing new is
  * queued), then lets the worker record the attempts under way; pending work stays in the
  * database for the next instance.
  */
@@ -61,6 +62,19 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
               intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
               batchSize: config.RETENTION_BATCH_SIZE,
             },
+          }),
+      },
+      {
+        name: 'event replays',
+        start: ({ db, bus, logger, config }) =>
+          startReplayWorker({
+            db,
+            bus,
+            logger,
+            pollIntervalMs: config.REPLAY_POLL_INTERVAL_MS,
+            batchSize: config.REPLAY_BATCH_SIZE,
+            maxPendingPerEndpoint: config.WEBHOOK_MAX_PENDING_PER_ENDPOINT,
+            waitMs: config.REPLAY_WAIT_MS,
           }),
       },
       {

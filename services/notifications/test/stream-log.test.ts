@@ -49,8 +49,11 @@ describe('the stream log', () => {
     await eventually(async () => (await h.get(live, '/v1/events')).body.data.length === 1, 10_000, 'live stored');
     expect(await entries(account, 'live')).toEqual([]);
 
-    const replay = await h.post(test, '/v1/events/replay', { since: 0 });
+    const since = Math.floor(Date.now() / 1000) - 3_600;
+    const replay = await h.post(test, '/v1/events/replay', { since });
     expect(replay.status).toBe(200);
+    // The replay worker appends them in its batch.
+    await eventually(async () => (await entries(account, 'test')).length === 4, 10_000, 'the replayed entries');
     expect((await entries(account, 'test')).map((entry) => [Number(entry.seq), entry.event_id, entry.replay])).toEqual([
       [1, first.id, false],
       [2, second.id, false],
@@ -58,7 +61,8 @@ describe('the stream log', () => {
       [4, second.id, true],
     ]);
     // A live replay writes nothing to a stream.
-    expect((await h.post(live, '/v1/events/replay', { since: 0 })).status).toBe(200);
+    expect((await h.post(live, '/v1/events/replay', { since })).status).toBe(200);
+    await eventually(async () => (await h.db.knex('notifications.replays').where({ account_id: account, environment: 'live', status: 'finished' })).length === 1, 10_000, 'the live replay');
     expect(await entries(account, 'live')).toEqual([]);
   });
 

@@ -14,7 +14,7 @@ export const replayEventsBodySchema = titled(
   'ReplayEventsRequest',
   z
     .object({
-      since: unixSeconds.describe('Unix seconds: replay the events created at or after it.'),
+      since: unixSeconds.describe('Unix seconds: replay the events created at or after it; at most 30 days ago.'),
       event: z.string().min(1).max(200).describe('One event id (`evt_...`) to replay.'),
     })
     .partial()
@@ -89,7 +89,11 @@ export const eventRoutes = c.router({
     summary: 'Replay events',
     description:
       'Queues past events for delivery again to the webhook endpoints of the key’s environment, with the same event ids ' +
-      '(fresh timestamp and signature). `since` replays from that time, `event` one event; with neither, the last 24 hours.',
+      '(fresh timestamp and signature). `since` replays from that time, `event` one event; with neither, the last 24 hours. ' +
+      'A replay reaches back at most 30 days and queues at most 10,000 events: a wider window is refused ' +
+      '(`invalid_parameter`, `param: "since"`) with the `since` from which the newest events fit. A window is queued in ' +
+      'batches after the answer; while one runs, another replay of the account in this environment is refused ' +
+      '(409 `already_exists`, with `Retry-After`). One event is queued at once.',
     body: replayEventsBodySchema.optional(),
     ...operation('POST', { 200: replaySchema }, {
       service: 'notifications',

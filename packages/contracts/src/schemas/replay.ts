@@ -7,7 +7,7 @@ export const replaySchema = titled(
   'Replay',
   z.object({
     object: z.literal('replay'),
-    queued: z.number().int().min(0).describe('Number of events queued for delivery again.'),
+    queued: z.number().int().min(0).describe('Number of events that will be delivered again (those an endpoint is subscribed to).'),
     endpoints: z.number().int().min(0).describe('Number of webhook endpoints they are queued to.'),
     since: unixSeconds.nullable(),
     event: idSchema(ID_PREFIXES.event).nullable(),

@@ -20,29 +20,23 @@ export const MATCHING_ENDPOINTS = `
   and not e.disabled
   and (e.enabled_events @> '["*"]'::jsonb or e.enabled_events @> jsonb_build_array(ev.type))`;
 
-export type ReplayFilter = { eventId: string } | { since: number };
-
-/** Queues past events again (fresh deliveries, same event ids); returns what was queued. */
-export async function enqueueReplay(
+/** Queues one past event again (fresh deliveries, same event id) to every endpoint subscribed to it now. */
+export async function enqueueEventReplay(
   knex: Knex.Transaction,
   scope: { accountId: string; environment: Environment },
-  filter: ReplayFilter,
+  eventId: string,
   now: Date,
-): Promise<{ events: number; endpoints: number }> {
-  const [condition, value] = 'eventId' in filter ? ['ev.id = ?', filter.eventId] : ['ev.created_at >= ?', filter.since];
-  const result = await knex.raw<{ rows: { event_id: string; endpoint_id: string }[] }>(
+): Promise<number> {
+  const result = await knex.raw<{ rows: { endpoint_id: string }[] }>(
     `insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at, replay)
      select ev.id, e.id, 'pending', ?, true
      from notifications.events ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
-     where ev.account_id = ? and ev.environment = ? and ${condition}
-     returning event_id, endpoint_id`,
-    [now, scope.accountId, scope.environment, value],
+     where ev.account_id = ? and ev.environment = ? and ev.id = ?
+     returning endpoint_id`,
+    [now, scope.accountId, scope.environment, eventId],
   );
   if (result.rows.length > 0) signalAfterCommit(knex, DELIVERIES_SIGNAL);
-  return {
-    events: new Set(result.rows.map((row) => row.event_id)).size,
-    endpoints: new Set(result.rows.map((row) => row.endpoint_id)).size,
-  };
+  return result.rows.length;
 }
 
 /** One attempt a worker now owns: what to send and where. */
@@ -72,21 +66,27 @@ interface DueRow {
 /**
  * Claims up to `limit` due deliveries until `leaseUntil` (the platform's lease claim: no other
  * worker takes them meanwhile), then reads what sending them needs; deliveries of endpoints
- * disabled or deleted meanwhile are cancelled instead.
+ * disabled or deleted meanwhile are cancelled instead. Fresh deliveries (and their retries) are
+ * claimed first, replayed ones with what room is left, so a replay's backlog never holds up an
+ * event that just happened, of this account or any other.
  */
 export async function claimDue(
   knex: Knex,
   options: { now: Date; leaseUntil: Date; limit: number; token: string },
 ): Promise<Claim[]> {
-  const claimed = await claimDueRows<{ id: string }>(knex, {
-    table: 'notifications.deliveries',
-    key: 'id',
-    due: { sql: "status = 'pending' and next_attempt_at <= ?", bindings: [options.now] },
-    orderBy: 'next_attempt_at',
-    limit: options.limit,
-    set: { sql: 'attempts = attempts + 1, next_attempt_at = ?, claim_token = ?, updated_at = ?', bindings: [options.leaseUntil, options.token, options.now] },
-    returning: ['id'],
-  });
+  const claim = (replay: boolean, limit: number) =>
+    claimDueRows<{ id: string }>(knex, {
+      table: 'notifications.deliveries',
+      key: 'id',
+      // Each side has its own due index (deliveries_due_fresh, deliveries_due_replayed).
+      due: { sql: `status = 'pending' and ${replay ? '' : 'not '}replay and next_attempt_at <= ?`, bindings: [options.now] },
+      orderBy: 'next_attempt_at',
+      limit,
+      set: { sql: 'attempts = attempts + 1, next_attempt_at = ?, claim_token = ?, updated_at = ?', bindings: [options.leaseUntil, options.token, options.now] },
+      returning: ['id'],
+    });
+  const claimed = await claim(false, options.limit);
+  if (claimed.length < options.limit) claimed.push(...(await claim(true, options.limit - claimed.length)));
   if (claimed.length === 0) return [];
   const due = await knex.raw<{ rows: DueRow[] }>(
     `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,

@@ -42,27 +42,21 @@ export const STREAM_ENTRY_OF_STORED = `
   )`;
 
 /**
- * Appends replayed events (one id, or every event created at or after `since`, oldest first) to
- * the stream of the scope, inside the replay's transaction; how many were appended.
+ * Appends replayed events (ids, in the order given) to the stream of the scope, inside the
+ * replay's transaction; how many were appended.
  */
-export async function appendReplayEntries(
-  trx: Knex.Transaction,
-  scope: StreamScope,
-  filter: { eventId: string } | { since: number },
-): Promise<number> {
-  if (scope.environment !== STREAMED_ENVIRONMENT) return 0;
-  const [condition, value] = 'eventId' in filter ? ['id = ?', filter.eventId] : ['created_at >= ?', filter.since];
+export async function appendReplayEntries(trx: Knex.Transaction, scope: StreamScope, eventIds: readonly string[]): Promise<number> {
+  if (scope.environment !== STREAMED_ENVIRONMENT || eventIds.length === 0) return 0;
   // The head grows by the batch's size at once; entries take the numbers below the new head.
   const result = await trx.raw<{ rows: { appended: string }[] }>(
     `with picked as (
-       select id, row_number() over (order by occurred_at, id) as n
-       from notifications.events
-       where account_id = ? and environment = ? and ${condition}
+       select p.id, row_number() over (order by p.n) as n
+       from unnest(?::text[]) with ordinality as p(id, n)
      ), total as (
        select count(*) as n from picked
      ), head as (
        insert into notifications.stream_heads (account_id, environment, seq)
-       select ?, ?, total.n from total where total.n > 0
+       select ?, ?, total.n from total
        on conflict (account_id, environment) do update set seq = notifications.stream_heads.seq + excluded.seq
        returning seq
      ), appended as (
@@ -71,7 +65,7 @@ export async function appendReplayEntries(
        returning 1
      )
      select count(*) as appended from appended`,
-    [scope.accountId, scope.environment, value, scope.accountId, scope.environment, scope.accountId, scope.environment],
+    [[...eventIds], scope.accountId, scope.environment, scope.accountId, scope.environment],
   );
   return Number(result.rows[0]?.appended ?? 0);
 }

@@ -1,17 +1,14 @@
 import { eventRoutes } from '@connectivity/contracts';
-import { getIdentity, toPage, tsRestOptions, type Bus, type CursorCodec, type Database, type Logger } from '@connectivity/platform';
+import { getIdentity, toPage, tsRestOptions, type CursorCodec } from '@connectivity/platform';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { z } from 'zod';
 import { listEvents } from '../db/events-repository.ts';
-import { replayEvents } from '../use-cases/replay-events.ts';
+import { replayEvents, type ReplayDeps } from '../use-cases/replay-events.ts';
 
 const positionSchema = z.object({ t: z.number().int(), i: z.string() });
 
-export interface EventRouteDeps {
-  db: Database;
-  bus: Bus;
-  logger: Logger;
+export interface EventRouteDeps extends ReplayDeps {
   cursors: CursorCodec;
 }
 

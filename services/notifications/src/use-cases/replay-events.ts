@@ -1,42 +1,65 @@
 import { ApiError, type ReplayResult } from '@connectivity/contracts';
-import { answerInTransaction, type Bus, type Database, type Identity, type Logger } from '@connectivity/platform';
-import { replaySelection } from '../domain/replay-selection.ts';
-import { enqueueReplay } from '../db/deliveries-repository.ts';
+import { answerInTransaction, signalAfterCommit, type Bus, type Database, type Identity, type Logger } from '@connectivity/platform';
+import { replayRunning, replaySelection, tooManyEvents } from '../domain/replay-selection.ts';
+import { enqueueEventReplay } from '../db/deliveries-repository.ts';
+import { isUniqueViolation } from '../db/endpoints-repository.ts';
 import { findEvent } from '../db/events-repository.ts';
+import { insertReplay, planReplay, REPLAYS_SIGNAL, runningReplay } from '../db/replays-repository.ts';
 import { appendReplayEntries } from '../db/stream-repository.ts';
 import { announceStreamGrowth } from '../stream/stream-notices.ts';
 
+export interface ReplayDeps {
+  db: Database;
+  bus: Bus;
+  logger: Logger;
+  /** The most events one replay may queue (REPLAY_MAX_EVENTS). */
+  maxEvents: number;
+}
+
 /**
- * Queues past events of the caller's account and environment for delivery again: new delivery
- * rows for the stored events (same ids), each attempt signed afresh when it is sent. Test
- * replays also go to the open event streams: appended to the stream in the same transaction.
+ * Queues past events of the caller's account and environment for delivery again, with the same
+ * ids, each attempt signed afresh when it is sent. One event is queued at once (and appended to
+ * the open event streams, for a test event). A window is queued as a replay record that the
+ * replay worker works through in batches: the answer counts what it will queue, and a window
+ * that holds more than `maxEvents` is refused. Idempotent: the record (or the one event's
+ * deliveries) commits with the answer.
  */
-export async function replayEvents(
-  deps: { db: Database; bus: Bus; logger: Logger },
-  identity: Identity,
-  body: { since?: number | undefined; event?: string | undefined },
-): Promise<ReplayResult> {
-  const { db } = deps;
-  const now = new Date();
+export async function replayEvents(deps: ReplayDeps, identity: Identity, body: { since?: number | undefined; event?: string | undefined }): Promise<ReplayResult> {
+  const nowSeconds = Math.floor(Date.now() / 1000);
   const scope = { accountId: identity.accountId, environment: identity.environment };
-  const selection = replaySelection(body, Math.floor(now.getTime() / 1000));
-  if (selection.kind === 'event') {
-    if (!(await findEvent(db.knex, scope, selection.eventId))) {
-      throw new ApiError('resource_not_found', {
-        param: 'event',
-        message: `No event ${selection.eventId} in the ${identity.environment} environment.`,
-      });
-    }
+  const selection = replaySelection(body, nowSeconds);
+  if (selection.kind === 'event') return replayOne(deps, scope, selection.eventId);
+
+  const { since } = selection;
+  const running = await runningReplay(deps.db.knex, scope);
+  if (running) throw replayRunning(running, scope.environment);
+  try {
+    return await answerInTransaction(deps.db.knex, 200, async (trx): Promise<ReplayResult> => {
+      // One more than allowed, to tell "too many" from "exactly the cap".
+      const plan = await planReplay(trx, scope, since, deps.maxEvents + 1);
+      if (plan.events > deps.maxEvents) throw tooManyEvents(deps.maxEvents, (plan.oldest ?? nowSeconds) + 1, nowSeconds);
+      if (plan.events > 0) {
+        await insertReplay(trx, scope, since, plan.events);
+        signalAfterCommit(trx, REPLAYS_SIGNAL);
+      }
+      return { object: 'replay', queued: plan.matched, endpoints: plan.endpoints, since, event: null };
+    });
+  } catch (error) {
+    // Another replay of the scope began between the check and the insert.
+    if (isUniqueViolation(error)) throw replayRunning((await runningReplay(deps.db.knex, scope)) ?? { total: 0, done: 0 }, scope.environment);
+    throw error;
   }
-  // Queued with its answer (idempotency): a retried replay queues nothing twice.
+}
+
+async function replayOne(deps: ReplayDeps, scope: { accountId: string; environment: Identity['environment'] }, eventId: string): Promise<ReplayResult> {
+  if (!(await findEvent(deps.db.knex, scope, eventId))) {
+    throw new ApiError('resource_not_found', { param: 'event', message: `No event ${eventId} in the ${scope.environment} environment.` });
+  }
   let streamed = 0;
-  const result = await answerInTransaction(db.knex, 200, async (trx): Promise<ReplayResult> => {
-    const filter = selection.kind === 'event' ? { eventId: selection.eventId } : { since: selection.since };
-    streamed = await appendReplayEntries(trx, scope, filter);
-    const queued = await enqueueReplay(trx, scope, filter, now);
-    return selection.kind === 'event'
-      ? { object: 'replay', queued: queued.events, endpoints: queued.endpoints, since: null, event: selection.eventId }
-      : { object: 'replay', queued: queued.events, endpoints: queued.endpoints, since: selection.since, event: null };
+  const result = await answerInTransaction(deps.db.knex, 200, async (trx): Promise<ReplayResult> => {
+    streamed = await appendReplayEntries(trx, scope, [eventId]);
+    const endpoints = await enqueueEventReplay(trx, scope, eventId, new Date());
+    return { object: 'replay', queued: endpoints > 0 ? 1 : 0, endpoints, since: null, event: eventId };
   });
   // Committed: the streams may read the replay now.
   if (streamed > 0) announceStreamGrowth(deps.bus, deps.logger, scope);

@@ -113,22 +113,23 @@ export class Harness {
     return first.app;
   }
 
-  private headers(who: Caller, idempotent = false): Record<string, string> {
+  private headers(who: Caller, idempotent = false, idempotencyKey?: string): Record<string, string> {
     return {
       'x-internal-token': INTERNAL_TOKEN,
       'x-account-id': who.accountId,
       'x-environment': who.environment,
       'x-key-id': who.keyId,
       'x-request-id': newId('request'),
-      ...(idempotent && { 'idempotency-key': `idem-${randomBytes(8).toString('hex')}` }),
+      ...(idempotent && { 'idempotency-key': idempotencyKey ?? `idem-${randomBytes(8).toString('hex')}` }),
     };
   }
 
   get(who: Caller, path: string) {
     return request(this.app).get(path).set(this.headers(who));
   }
-  post(who: Caller, path: string, body?: unknown) {
-    const req = request(this.app).post(path).set(this.headers(who, true));
+  /** A mutating call, with a fresh Idempotency-Key unless one is given (a retry). */
+  post(who: Caller, path: string, body?: unknown, idempotencyKey?: string) {
+    const req = request(this.app).post(path).set(this.headers(who, true, idempotencyKey));
     return body === undefined ? req : req.send(body as object);
   }
   patch(who: Caller, path: string, body: unknown) {

@@ -5,6 +5,7 @@ import * as eventTraceContext from './0003_event_trace_context.ts';
 import * as eventTimeOrder from './0005_event_time_order.ts';
 import * as streamEntries from './0006_stream_entries.ts';
 import * as attemptErrorClasses from './0007_attempt_error_classes.ts';
+import * as boundedReplays from './0008_bounded_replays.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
@@ -19,5 +20,6 @@ export const migrations: MigrationSet = {
     '0005_event_time_order': eventTimeOrder,
     '0006_stream_entries': streamEntries,
     '0007_attempt_error_classes': attemptErrorClasses,
+    '0008_bounded_replays': boundedReplays,
   },
 };
