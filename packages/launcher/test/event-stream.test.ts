@@ -1,6 +1,6 @@
 import type { ApiEvent, Order } from '@connectivity/contracts';
 import { createAccount } from '@connectivity/gateway';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
 import { openStream, type SseConnection } from './support/sse.ts';
 
@@ -46,10 +46,18 @@ describe('the event stream through the gateway', () => {
 
   beforeAll(async () => {
     stack = await startLocalStack({ STREAM_KEEPALIVE_MS: '300', STREAM_POLL_INTERVAL_MS: '1000', RATE_LIMIT_PER_MINUTE: '100000' });
+  }, 180_000);
+
+  /** Open streams, whose leases the key's cap counts. */
+  const leases = async () => Number((await stack.db.knex('notifications.stream_leases').count({ n: '*' }))[0]?.n ?? 0);
+
+  // A key may hold 5 streams open: each test has keys of its own.
+  beforeEach(async () => {
+    if (!stack) return;
     const account = await createAccount(stack.db.knex);
     testKey = account.test.secret;
     liveKey = account.live.secret;
-  }, 180_000);
+  });
 
   afterAll(async () => {
     for (const connection of open) connection.close();
@@ -93,6 +101,22 @@ describe('the event stream through the gateway', () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(live.comments.filter((comment) => comment === 'keepalive').length).toBeGreaterThan(0);
     expect(await remaining()).toBe(before - 2);
+  });
+
+  test('a key holds at most 5 streams open: the 6th is 429 rate_limited with the error object and Retry-After; closing one frees its place at once', async () => {
+    const five = await Promise.all(Array.from({ length: 5 }, () => stream(testKey)));
+    expect(five.map((connection) => connection.status)).toEqual([200, 200, 200, 200, 200]);
+    const sixth = await stream(testKey);
+    expect(sixth.status).toBe(429);
+    expect(sixth.errorBody?.error).toMatchObject({ code: 'rate_limited' });
+    expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another key of the account has its own five.
+    const other = await createAccount(stack.db.knex);
+    expect((await stream(other.test.secret)).status).toBe(200);
+    const before = await leases();
+    five[0]?.close();
+    await expect.poll(leases, { timeout: 2_000 }).toBe(before - 1);
+    expect((await stream(testKey)).status).toBe(200);
   });
 
   test('a live key is 403 live_key_test_resource, a key without events:read 403 key_out_of_scope', async () => {

@@ -7,6 +7,8 @@ import { mountEventStreamRoute } from './routes/event-stream.ts';
 import { mountEventRoutes } from './routes/events.ts';
 import { mountWebhookRoutes } from './routes/webhooks.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
+import type { StreamHubs } from './stream/stream-hub.ts';
+import type { StreamLeases } from './stream/stream-leases.ts';
 
 export interface AppDeps extends ServiceRuntime {
   config: Config;
@@ -14,6 +16,8 @@ export interface AppDeps extends ServiceRuntime {
   resolveHost?: ResolveHost;
   /** Seals new signing secrets; made from WEBHOOK_SECRET_KEY unless given. */
   secrets?: SecretBox;
+  /** This instance's stream hubs and stream leases (the service renews the leases). */
+  streams: { hubs: StreamHubs; leases: StreamLeases };
 }
 
 /** The notifications HTTP app; never listens, so tests drive it with supertest. */
@@ -35,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
         db: deps.db,
         logger: deps.logger,
         timings: { keepaliveMs: deps.config.STREAM_KEEPALIVE_MS, safetyPollMs: deps.config.STREAM_POLL_INTERVAL_MS, retryMs: deps.config.STREAM_RETRY_MS },
+        ...deps.streams,
       });
       mountEventRoutes(app, { db: deps.db, bus: deps.bus, logger: deps.logger, cursors, maxEvents: deps.config.REPLAY_MAX_EVENTS });
       mountWebhookRoutes(app, {

@@ -75,6 +75,13 @@ export const configSchema = serviceConfigSchema(8084)
     STREAM_KEEPALIVE_MS: z.coerce.number().int().min(1).default(15_000),
     /** An open event stream reads the log this often even without a notice (a lost notice costs this much). */
     STREAM_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_500),
+    /** Event streams one API key may hold open at once, across every instance; one more is 429 `rate_limited`. */
+    STREAM_MAX_PER_KEY: z.coerce.number().int().min(1).default(5),
+    /**
+     * An open stream's lease (what the cap counts) lasts this long unless renewed (a third of it);
+     * the streams of an instance that died stop counting after it.
+     */
+    STREAM_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
     /** What a stream's client is told to wait before reconnecting (the SSE `retry:` field). */
     STREAM_RETRY_MS: z.coerce.number().int().min(0).default(1_000),
     /** The most events one `POST /v1/events/replay` may queue; a window with more is refused, naming a `since` that fits. */

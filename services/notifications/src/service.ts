@@ -8,7 +8,10 @@ import { startEventConsumer } from './events/event-consumer.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
 import { listenForStreamGrowth } from './stream/stream-notices.ts';
 import { prepareSealedSecrets } from './secrets/prepare-sealed-secrets.ts';
+import { StreamHubs } from './stream/stream-hub.ts';
+import { StreamLeases } from './stream/stream-leases.ts';
 import { startReplayWorker } from './workers/replay-worker.ts';
+import { startStreamLeaseRenewal } from './workers/stream-lease-renewal.ts';
 
 /** Test hooks beyond the runtime: a DNS stand-in. */
 export interface NotificationsOptions {
@@ -22,7 +25,7 @@ export interface NotificationsContext extends AppDeps {
 
 /**
  * notifications: the HTTP app; the durable event consumer and the stream notices it hears; the
- * delivery worker, the replay worker and the idempotency purge. Stopping ends the consumers first (nothing new is
+ * delivery worker, the replay worker, the open streams' leases and the idempotency purge. Stopping ends the consumers first (nothing new is
  * queued), then lets the worker record the attempts under way; pending work stays in the
  * database for the next instance.
  */
@@ -34,7 +37,11 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
     async context(runtime: ServiceRuntime, config: Config) {
       const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_PREVIOUS);
       await prepareSealedSecrets(runtime.db.knex, secrets, runtime.logger);
-      return { ...runtime, config, resolveHost: options.resolveHost ?? systemResolveHost, secrets };
+      const streams = {
+        hubs: new StreamHubs(runtime.db.knex, { safetyPollMs: config.STREAM_POLL_INTERVAL_MS, logger: runtime.logger }),
+        leases: new StreamLeases(runtime.db.knex, { maxPerKey: config.STREAM_MAX_PER_KEY, ttlMs: config.STREAM_LEASE_MS, logger: runtime.logger }),
+      };
+      return { ...runtime, config, resolveHost: options.resolveHost ?? systemResolveHost, secrets, streams };
     },
     app: createApp,
     workers: [
@@ -76,6 +83,11 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             maxPendingPerEndpoint: config.WEBHOOK_MAX_PENDING_PER_ENDPOINT,
             waitMs: config.REPLAY_WAIT_MS,
           }),
+      },
+      {
+        name: 'event streams',
+        // Open streams were ended by the drain, which released their leases; the hubs stop with the last of them.
+        start: ({ db, logger, streams }) => startStreamLeaseRenewal({ knex: db.knex, logger, ...streams }),
       },
       {
         name: 'idempotency purge',

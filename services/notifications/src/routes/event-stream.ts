@@ -4,18 +4,23 @@ import type { Express } from 'express';
 import { resumePoint, streamHead, STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
 import { streamTypeFilter } from '../domain/stream-filter.ts';
 import { serveStream, type StreamTimings } from '../stream/event-stream.ts';
+import type { StreamHubs } from '../stream/stream-hub.ts';
+import type { StreamLeases } from '../stream/stream-leases.ts';
 
 export interface EventStreamRouteDeps {
   db: Database;
   logger: Logger;
   timings: StreamTimings;
+  hubs: StreamHubs;
+  leases: StreamLeases;
 }
 
 /**
  * GET /v1/events/stream: Server-Sent Events of the account's test events. A plain express route,
  * not a ts-rest handler: the answer is written as it comes and never ends by itself. Where it
  * starts: after the `Last-Event-ID` header's event (else the `last_event_id` query's), else
- * after the newest entry now.
+ * after the newest entry now. A key may hold a few streams open at once (STREAM_MAX_PER_KEY):
+ * one more is 429 `rate_limited`.
  */
 export function mountEventStreamRoute(app: Express, deps: EventStreamRouteDeps): void {
   app.get(eventRoutes.streamEvents.path, async (req, res, next) => {
@@ -44,14 +49,24 @@ export function mountEventStreamRoute(app: Express, deps: EventStreamRouteDeps):
         }
         afterSeq = point;
       }
+      // The gateway always names the key; a call without one counts against its account.
+      const lease = await deps.leases.acquire(identity.keyId ?? identity.accountId, identity.accountId);
+      if (lease === undefined) {
+        throw new ApiError('rate_limited', {
+          message: `At most ${deps.leases.maxPerKey} event streams may be open at once per API key; close one before opening another.`,
+          retryAfter: String(Math.ceil(deps.leases.ttlMs / 1000)),
+        });
+      }
       const stream = serveStream({
         db: deps.db,
+        hubs: deps.hubs,
         logger: deps.logger,
         res,
         scope,
         afterSeq,
         accepts: streamTypeFilter(query.data.types),
         timings: deps.timings,
+        onClose: () => deps.leases.release(lease),
       });
       endOnDrain(res, () => stream.end());
       // Opened on an instance that is stopping: ended at once, so the client reconnects elsewhere.

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { detached, type Database, type Logger } from '@connectivity/platform';
-import { readStream, type StreamScope } from '../db/stream-repository.ts';
+import type { Database, Logger } from '@connectivity/platform';
+import type { StreamScope } from '../db/stream-repository.ts';
 import { eventFrame, KEEPALIVE_FRAME, retryFrame } from './sse.ts';
-import { onStreamGrowth } from './stream-notices.ts';
+import type { StreamHubs } from './stream-hub.ts';
+import { subscribeStream } from './stream-subscription.ts';
 
 export interface StreamTimings {
   /** A comment line this often keeps an idle stream open (DECISIONS.md: 15 s). */
@@ -13,29 +14,33 @@ export interface StreamTimings {
   retryMs: number;
 }
 
-/** Entries read at once; a full batch is followed by the next at once. */
-const BATCH = 100;
+/** Events held in memory for one slow client before it reads the database at its own pace. */
+const BUFFER_LIMIT = 256;
 
 /**
  * Serves one open stream: the scope's stream entries after `afterSeq`, in order, as SSE frames,
- * then each new entry as it is stored (woken by a notice, or by the safety poll). One read at a
- * time; a wake during a read asks for another. A slow client holds the reads back (backpressure)
- * instead of piling events up in memory. Returns `end`, which closes the stream (a drain).
+ * then each new entry as the scope's hub reads it (see `subscribeStream`). A slow client holds
+ * its own reads back (backpressure) instead of piling events up in memory. `onClose` runs once
+ * when the stream ends, however it ends. Returns `end`, which closes the stream (a drain).
  */
 export function serveStream(options: {
   db: Database;
+  hubs: StreamHubs;
   logger: Logger;
   res: ServerResponse;
   scope: StreamScope;
   afterSeq: number;
   accepts: (type: string) => boolean;
   timings: StreamTimings;
+  onClose: () => void;
 }): { end(): void } {
   const { res, scope, timings } = options;
-  let cursor = options.afterSeq;
-  let closed = false;
-  let reading = false;
-  let again = false;
+
+  // The client may have left while the start was looked up: nothing to serve, nothing to leak.
+  if (res.destroyed) {
+    options.onClose();
+    return { end: () => undefined };
+  }
 
   const writeOrWait = (chunk: string): Promise<void> =>
     res.write(chunk) ? Promise.resolve() : new Promise((resolve) => {
@@ -48,58 +53,6 @@ export function serveStream(options: {
       res.once('close', done);
     });
 
-  async function readAll(): Promise<void> {
-    for (;;) {
-      again = false;
-      const items = await readStream(options.db.knex, scope, cursor, BATCH);
-      for (const item of items) {
-        if (closed) return;
-        cursor = item.seq;
-        if (options.accepts(item.event.type)) await writeOrWait(eventFrame(item.event));
-      }
-      if (closed || (items.length < BATCH && !again)) return;
-    }
-  }
-
-  function wake(): void {
-    if (closed) return;
-    if (reading) {
-      again = true;
-      return;
-    }
-    reading = true;
-    // The reads belong to no request's trace: the stream's own span would otherwise swallow them.
-    void detached(readAll)
-      .catch((error: unknown) => {
-        options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event stream read failed; retried at the next wake');
-      })
-      .finally(() => {
-        reading = false;
-        if (again) wake();
-      });
-  }
-
-  // The client may have left while the start was looked up: nothing to serve, nothing to leak.
-  if (res.destroyed) return { end: () => undefined };
-
-  const stopListening = onStreamGrowth(scope, wake);
-  const poll = setInterval(wake, timings.safetyPollMs);
-  const keepalive = setInterval(() => {
-    if (!closed) res.write(KEEPALIVE_FRAME);
-  }, timings.keepaliveMs);
-  // Timers of a stream never hold a stopping process up; the server's connections decide.
-  poll.unref();
-  keepalive.unref();
-
-  function cleanup(): void {
-    if (closed) return;
-    closed = true;
-    stopListening();
-    clearInterval(poll);
-    clearInterval(keepalive);
-  }
-  res.once('close', cleanup);
-
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
@@ -107,7 +60,34 @@ export function serveStream(options: {
     'x-accel-buffering': 'no',
   });
   res.write(retryFrame(timings.retryMs));
-  wake();
+
+  let closed = false;
+  const hub = options.hubs.acquire(scope);
+  const subscription = subscribeStream({
+    knex: options.db.knex,
+    hub,
+    scope,
+    afterSeq: options.afterSeq,
+    deliver: (item) => (options.accepts(item.event.type) ? writeOrWait(eventFrame(item.event)) : Promise.resolve()),
+    bufferLimit: BUFFER_LIMIT,
+    retryMs: timings.safetyPollMs,
+    logger: options.logger,
+  });
+  const keepalive = setInterval(() => {
+    if (!closed) res.write(KEEPALIVE_FRAME);
+  }, timings.keepaliveMs);
+  // Timers of a stream never hold a stopping process up; the server's connections decide.
+  keepalive.unref();
+
+  function cleanup(): void {
+    if (closed) return;
+    closed = true;
+    subscription.close();
+    options.hubs.release(scope);
+    clearInterval(keepalive);
+    options.onClose();
+  }
+  res.once('close', cleanup);
 
   return {
     end() {

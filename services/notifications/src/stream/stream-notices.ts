@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { onWork, signalWork, type Bus, type Logger } from '@connectivity/platform';
+import { signalWork, type Bus, type Logger } from '@connectivity/platform';
 import type { StreamScope } from '../db/stream-repository.ts';
 
 /**
@@ -18,12 +18,8 @@ interface StreamNotice {
 
 const INSTANCE = randomUUID();
 
-const signalName = (scope: { accountId: string; environment: string }) => `event-stream:${scope.environment}:${scope.accountId}`;
-
-/** Calls `wake` whenever the scope's stream may have grown; returns the unsubscribe. */
-export function onStreamGrowth(scope: StreamScope, wake: () => void): () => void {
-  return onWork(signalName(scope), wake);
-}
+/** The work signal raised whenever the scope's stream may have grown (its hub wakes on it). */
+export const streamGrowthSignal = (scope: { accountId: string; environment: string }) => `event-stream:${scope.environment}:${scope.accountId}`;
 
 // Other instances hear of a scope's growth at most once per window: the first growth at once,
 // any further growth in the window in one notice at its end. Under a burst of one account's
@@ -39,7 +35,7 @@ const windows = new WeakMap<Bus, Map<string, NoticeWindow>>();
 
 /** Tells the streams of every instance that the scope's stream grew (after the commit that grew it). */
 export function announceStreamGrowth(bus: Bus, logger: Logger, scope: StreamScope): void {
-  const name = signalName(scope);
+  const name = streamGrowthSignal(scope);
   signalWork(name);
   let open = windows.get(bus);
   if (!open) {
@@ -98,6 +94,6 @@ function send(bus: Bus, logger: Logger, scope: StreamScope): void {
 export async function listenForStreamGrowth(bus: Bus): Promise<{ stop(): Promise<void> }> {
   return bus.listen<StreamNotice>(STREAM_NOTICE_SUBJECT, (notice) => {
     if (notice.from === INSTANCE) return;
-    signalWork(signalName({ accountId: notice.account_id, environment: notice.environment }));
+    signalWork(streamGrowthSignal({ accountId: notice.account_id, environment: notice.environment }));
   });
 }

@@ -44,6 +44,15 @@ export const caller = (accountId: string, environment: Environment): Caller => (
   keyId: `key_${randomBytes(13).toString('hex')}`,
 });
 
+/** The headers the gateway sends with a caller's request. */
+export const gatewayHeaders = (who: Caller): Record<string, string> => ({
+  'x-internal-token': INTERNAL_TOKEN,
+  'x-account-id': who.accountId,
+  'x-environment': who.environment,
+  'x-key-id': who.keyId,
+  'x-request-id': newId('request'),
+});
+
 /** DNS for tests: names map to addresses and can be re-pointed (a rebinding attacker). */
 export class FakeDns {
   private readonly table = new Map<string, string[]>();
@@ -62,6 +71,8 @@ export class FakeDns {
  */
 export class Harness {
   readonly dns = new FakeDns();
+  /** For parts of the service a test drives itself. */
+  readonly logger = createLogger({ name: 'notifications-test', level: 'silent' });
   readonly instances: StartedService[] = [];
   readonly db: Database;
   readonly bus: Bus;
@@ -115,11 +126,7 @@ export class Harness {
 
   private headers(who: Caller, idempotent = false, idempotencyKey?: string): Record<string, string> {
     return {
-      'x-internal-token': INTERNAL_TOKEN,
-      'x-account-id': who.accountId,
-      'x-environment': who.environment,
-      'x-key-id': who.keyId,
-      'x-request-id': newId('request'),
+      ...gatewayHeaders(who),
       ...(idempotent && { 'idempotency-key': idempotencyKey ?? `idem-${randomBytes(8).toString('hex')}` }),
     };
   }

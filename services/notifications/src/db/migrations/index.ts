@@ -6,6 +6,7 @@ import * as eventTimeOrder from './0005_event_time_order.ts';
 import * as streamEntries from './0006_stream_entries.ts';
 import * as attemptErrorClasses from './0007_attempt_error_classes.ts';
 import * as boundedReplays from './0008_bounded_replays.ts';
+import * as streamLeases from './0009_stream_leases.ts';
 
 /** notifications owns the `notifications` schema; its tables are always schema-qualified. */
 export const SCHEMA = 'notifications';
@@ -21,5 +22,6 @@ export const migrations: MigrationSet = {
     '0006_stream_entries': streamEntries,
     '0007_attempt_error_classes': attemptErrorClasses,
     '0008_bounded_replays': boundedReplays,
+    '0009_stream_leases': streamLeases,
   },
 };
