@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { untracedRequest } from '@connectivity/platform';
 import type { AttemptResult } from '../domain/delivery-outcome.ts';
 import type { EgressPolicy } from '../domain/endpoint-url.ts';
 import { networkFailure } from '../domain/network-failure.ts';
@@ -46,17 +47,21 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
       resolve(result);
     };
     const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(url, {
-      method: 'POST',
-      agent: false,
-      lookup,
-      headers: {
-        ...request.headers,
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(request.body)),
-        'user-agent': USER_AGENT,
-      },
-    });
+    // A tenant's host: no traceparent of ours goes to it, and it labels no metric (the attempt has its own span).
+    const req = transport.request(
+      url,
+      untracedRequest({
+        method: 'POST',
+        agent: false,
+        lookup,
+        headers: {
+          ...request.headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(request.body)),
+          'user-agent': USER_AGENT,
+        },
+      }),
+    );
     const timer = setTimeout(() => {
       finish({ kind: 'error', failure: 'timeout', detail: `no answer within ${request.timeoutMs} ms`, durationMs: elapsed() });
       req.destroy();
