@@ -26,6 +26,8 @@ export class StreamHub {
   /** The last entry read; undefined until the hub knows where the stream stands. */
   private head: number | undefined;
   private readonly members = new Set<HubMember>();
+  /** Reads of the streams catching up by themselves, so stopping waits for them too. */
+  private readonly reads = new Set<Promise<unknown>>();
   private readonly poller: Poller;
   private markReady!: () => void;
   /** Resolves once the hub knows its head (its first pass). */
@@ -80,9 +82,18 @@ export class StreamHub {
     this.members.delete(member);
   }
 
-  stop(): Promise<void> {
+  /** A read a stream of this hub makes by itself; the hub's stop waits for it. */
+  track<T>(read: Promise<T>): Promise<T> {
+    this.reads.add(read);
+    const done = () => this.reads.delete(read);
+    read.then(done, done);
+    return read;
+  }
+
+  async stop(): Promise<void> {
     this.members.clear();
-    return this.poller.stop();
+    await this.poller.stop();
+    await Promise.allSettled([...this.reads]);
   }
 }
 

@@ -67,7 +67,7 @@ export function subscribeStream(options: {
         joined = true;
         continue;
       }
-      const items = await readStream(options.knex, options.scope, cursor, STREAM_READ_BATCH);
+      const items = await hub.track(readStream(options.knex, options.scope, cursor, STREAM_READ_BATCH));
       for (const item of items) {
         if (closed) return;
         cursor = item.seq;
