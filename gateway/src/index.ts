@@ -7,3 +7,4 @@ export { gatewayIdempotency } from './db/idempotency-repository.ts';
 export { ensureDevAccount, type DevAccount, type DevAccountOptions } from './dev-account.ts';
 export { createAccount, restrictKey, revokeKeyById, rotateKey } from './keys/key-admin.ts';
 export { gatewayService, startGateway, type StartedGateway } from './service.ts';
+export { KEY_CHANGES_SUBJECT, type KeyChangeNotice } from './keys/key-cache.ts';

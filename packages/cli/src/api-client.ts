@@ -14,14 +14,24 @@ export async function resolveApiKey(config: CliConfig, flag: string | undefined)
     if (!/^sk_(test|live)_/.test(given)) throw new CliError('The key must be an API key (sk_test_... or sk_live_...).');
     return given;
   }
-  const file = path.join(config.DATA_DIR, 'dev-keys.json');
+  const dev = await readDevTestKey(config);
+  if (dev !== undefined) return dev;
+  throw new CliError(`No API key: pass --key sk_test_..., set CONNECTIVITY_API_KEY, or start the sandbox (pnpm start) so ${devKeysFile(config)} exists.`);
+}
+
+/** Whether the commands use the dev account's key of a local `pnpm start` (no key was given). */
+export const usesDevKey = (config: CliConfig, flag: string | undefined): boolean => (flag ?? config.CONNECTIVITY_API_KEY) === undefined;
+
+const devKeysFile = (config: CliConfig) => path.join(config.DATA_DIR, 'dev-keys.json');
+
+/** The dev account's test key as the running (or last) `pnpm start` wrote it; read afresh each time. */
+export async function readDevTestKey(config: CliConfig): Promise<string | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as { testKey?: unknown };
-    if (typeof parsed.testKey === 'string') return parsed.testKey;
+    const parsed = JSON.parse(await readFile(devKeysFile(config), 'utf8')) as { testKey?: unknown };
+    return typeof parsed.testKey === 'string' ? parsed.testKey : undefined;
   } catch {
-    // Fall through to the message below.
+    return undefined;
   }
-  throw new CliError(`No API key: pass --key sk_test_..., set CONNECTIVITY_API_KEY, or start the sandbox (pnpm start) so ${file} exists.`);
 }
 
 /** The SDK on the public API, as an integrator uses it; no retries, so the operator sees each answer as it came. */

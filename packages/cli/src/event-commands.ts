@@ -7,15 +7,16 @@ export const EVENT_COMMANDS: Record<string, Command> = {
     summary: 'Deliver one event again (POST /v1/events/replay), same event id, fresh signature, to every endpoint it is enabled for.',
     async run(ctx, args, out) {
       const id = need(args, 2, 'event id');
-      const { client } = await ctx.api();
+      const { client, key } = await ctx.api();
       const replay = await client.events.replay({ event: id });
       if (args.values.json) return json(out, replay);
-      if (replay.queued === 0) return out.log(`Event ${id} was not queued.`);
-      out.log(
-        replay.endpoints === 0
-          ? `Event ${id} found, but no enabled webhook endpoint of this environment takes it: nothing to deliver.`
-          : `Event ${id} queued for delivery again to ${replay.endpoints} endpoint(s).`,
-      );
+      // What the API did: the endpoints it queued the event for, and (test events) the open
+      // event streams it sent it to, which is where `listen` hears it.
+      const done = [
+        replay.endpoints > 0 ? `queued for ${replay.endpoints} webhook endpoint(s)` : 'no enabled webhook endpoint of this environment takes it',
+        ...(key.startsWith('sk_test_') ? ['sent to the open event streams (pnpm cli listen)'] : []),
+      ];
+      out.log(`Event ${id} replayed: ${done.join('; ')}.`);
     },
   },
 };

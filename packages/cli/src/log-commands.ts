@@ -30,21 +30,24 @@ export const LOG_COMMANDS: Record<string, Command> = {
       const limit = positiveInt(args.values.limit, 20, '--limit', 100);
       const interval = positiveInt(args.values.interval, 1_000, '--interval', 60_000);
       const { client } = await ctx.api();
-      const seen = new Set<string>();
-      const show = (entries: RequestLog[]) => {
-        for (const entry of [...entries].reverse()) {
-          if (seen.has(entry.id)) continue;
+      const first = (await client.requestLogs.list({ limit })).data;
+      // Oldest first, as `tail` prints.
+      for (const entry of [...first].reverse()) print(out, args.values.json, entry);
+      if (!args.values.follow) return;
+      // From now on only requests made after the first page: Request-Ids sort by the time a
+      // request began, so older ones the first page left out are never printed late. A request
+      // that began before another but was logged after it still comes, once.
+      const since = first[0]?.id ?? '';
+      const seen = new Set(first.map((entry) => entry.id));
+      for (;;) {
+        await sleep(interval, undefined, { signal: ctx.signal });
+        const fresh = (await client.requestLogs.list({ limit: 100 })).data.filter((entry) => entry.id > since && !seen.has(entry.id)).reverse();
+        for (const entry of fresh) {
           seen.add(entry.id);
           print(out, args.values.json, entry);
         }
-        // Only the ids a later page can still hold need remembering.
+        // Only ids a later page can still hold need remembering.
         if (seen.size > 10_000) for (const id of [...seen].slice(0, seen.size - 1_000)) seen.delete(id);
-      };
-      show((await client.requestLogs.list({ limit })).data);
-      if (!args.values.follow) return;
-      for (;;) {
-        await sleep(interval, undefined, { signal: ctx.signal });
-        show((await client.requestLogs.list({ limit: 100 })).data);
       }
     },
   },

@@ -110,7 +110,7 @@ describe('pnpm cli events resend', () => {
 
     const resent = await cli(['events', 'resend', eventId, '--key', keys.test]);
     expect(resent.code, resent.err).toBe(0);
-    expect(resent.out).toBe(`Event ${eventId} queued for delivery again to 1 endpoint(s).`);
+    expect(resent.out).toBe(`Event ${eventId} replayed: queued for 1 webhook endpoint(s); sent to the open event streams (pnpm cli listen).`);
     await until('the second delivery', () => (received.filter((r) => r.id === eventId).length >= 2 ? true : undefined));
     expect(received.filter((r) => r.id === eventId).map((r) => r.type)).toEqual(['esim.released', 'esim.released']);
 
@@ -151,5 +151,24 @@ describe('pnpm cli logs tail', () => {
     expect(ended.code, ended.err).toBe(0);
     // Each request once, in order, and the tail's own reads of the log are not in it.
     expect(out.lines.map((line) => /\b(req_\w+)\b/.exec(line)?.[1])).toEqual([first.headers.get('request-id'), later.headers.get('request-id')]);
+  });
+
+  it('--follow --limit n prints the last n in order, then only new requests (never the older ones it left out)', async () => {
+    const keys = await account();
+    const earlier: string[] = [];
+    for (let i = 0; i < 6; i += 1) earlier.push((await stack.call(keys.test, 'GET', '/v1/version')).headers.get('request-id') ?? '');
+    await until('the earlier requests in the log', async () => ((await cli(['logs', 'tail', '--key', keys.test])).out.includes(earlier.at(-1) ?? '-') ? true : undefined));
+
+    const stop = new AbortController();
+    const out = capture();
+    const following = cli(['logs', 'tail', '--follow', '--limit', '2', '--interval', '100', '--key', keys.test], { signal: stop.signal, out });
+    await until('the first page printed', () => (out.lines.length >= 2 ? true : undefined));
+    const later = await stack.call(keys.test, 'GET', '/v1/event_types?limit=1');
+    await until('the new request printed', () => (out.text().includes(later.headers.get('request-id') ?? '-') ? true : undefined));
+    // A few more polls: nothing older comes late.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    stop.abort();
+    expect((await following).code).toBe(0);
+    expect(out.lines.map((line) => /\b(req_\w+)\b/.exec(line)?.[1])).toEqual([...earlier.slice(-2), later.headers.get('request-id')]);
   });
 });

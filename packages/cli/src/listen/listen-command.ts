@@ -1,4 +1,5 @@
 import { CliError } from '../admin-client.ts';
+import { readDevTestKey, usesDevKey } from '../api-client.ts';
 import type { Command } from '../command.ts';
 import { listen, ListenError } from './listen.ts';
 
@@ -26,6 +27,8 @@ export const LISTEN_COMMANDS: Record<string, Command> = {
       const listener = listen({
         baseUrl,
         apiKey,
+        // With the dev key of a local `pnpm start`, a restart that made a new one is followed.
+        ...(usesDevKey(ctx.config, args.values.key) && { renewKey: () => readDevTestKey(ctx.config) }),
         forwardTo,
         types: args.values.events,
         secret: args.values.secret ?? ctx.config.CONNECTIVITY_WEBHOOK_SECRET,

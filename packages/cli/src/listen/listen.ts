@@ -7,6 +7,11 @@ export interface ListenOptions {
   baseUrl: string;
   /** A test key with `events:read`. */
   apiKey: string;
+  /**
+   * Where a replacement key may come from when the stream refuses the key (401): the dev key of
+   * a `pnpm start` that was restarted with a new one. Absent, a refused key ends listening.
+   */
+  renewKey?: () => Promise<string | undefined>;
   /** Where each event is POSTed, signed. */
   forwardTo: string;
   /** `esim.*,order.*`: only these types (the stream's own `types` filter). */
@@ -62,13 +67,14 @@ export function listen(options: ListenOptions): Listener {
   const maxBackoffMs = options.maxBackoffMs ?? 10_000;
   let lastEventId: string | undefined;
   let retryMs = 1_000;
+  let apiKey = options.apiKey;
 
   async function connectOnce(): Promise<void> {
     const url = new URL('/v1/events/stream', options.baseUrl);
     if (options.types) url.searchParams.set('types', options.types);
     const response = await fetch(url, {
       headers: {
-        authorization: `Bearer ${options.apiKey}`,
+        authorization: `Bearer ${apiKey}`,
         accept: 'text/event-stream',
         ...(lastEventId && { 'last-event-id': lastEventId }),
       },
@@ -82,6 +88,14 @@ export function listen(options: ListenOptions): Listener {
         options.print(`${new Date().toISOString()}  cannot resume after ${lastEventId} (${code}); continuing from now`);
         lastEventId = undefined;
         return;
+      }
+      if (response.status === 401 && options.renewKey) {
+        const renewed = await options.renewKey();
+        if (renewed !== undefined && renewed !== apiKey) {
+          options.print(`${new Date().toISOString()}  ${code}: the sandbox has a new dev key now (${renewed.slice(0, 12)}…); reconnecting with it`);
+          apiKey = renewed;
+          return;
+        }
       }
       if (response.status === 401 || response.status === 403 || response.status === 400 || response.status === 404) {
         throw new ListenError(`${code}: ${body.error?.message ?? 'the event stream refused the request'}`);
