@@ -1,6 +1,6 @@
 import type { Caller } from '@connectivity/platform';
 import { isSupplierError, type ProfileAction } from '../clients/suppliers/port.ts';
-import { supplierErrors } from '../domain/supplier-errors.ts';
+import { supplierErrors } from './supplier-errors.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
 
 /** Suspends, resumes or terminates a profile at the caller's environment's supplier. */

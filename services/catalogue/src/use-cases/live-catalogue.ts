@@ -5,7 +5,7 @@ import type { Supplier } from '../clients/suppliers/port.ts';
 import { findLiveOrdering } from '../db/live-ordering.ts';
 import type { SandboxBundles } from '../db/sandbox-bundles.ts';
 import type { CatalogueBundle } from '../domain/bundle.ts';
-import { supplierErrors } from '../domain/supplier-errors.ts';
+import { supplierErrors } from './supplier-errors.ts';
 
 /** What the catalogue's use cases read: the sandbox catalogue, each environment's supplier, the switches. */
 export interface CatalogueDeps {

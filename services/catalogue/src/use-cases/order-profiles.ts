@@ -1,7 +1,7 @@
 import { ApiError, type SuppliedProfile } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
 import { isSupplierError } from '../clients/suppliers/port.ts';
-import { supplierErrors } from '../domain/supplier-errors.ts';
+import { supplierErrors } from './supplier-errors.ts';
 import { assertLiveOrdering, type CatalogueDeps } from './live-catalogue.ts';
 
 /** Profiles from the caller's environment's supplier, for an order inventory is about to record. */
