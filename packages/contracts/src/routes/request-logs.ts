@@ -6,7 +6,7 @@ import { paginationQuery } from './params.ts';
 
 const c = initContract();
 
-/** The account's recent requests, kept by the gateway (docs/decisions.md "Request log"). */
+/** The account's recent requests, kept by the gateway (docs/decisions/0045-request-log.md). */
 export const requestLogRoutes = c.router({
   listRequestLogs: {
     path: '/v1/request_logs',
