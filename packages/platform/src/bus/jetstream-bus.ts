@@ -137,9 +137,9 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const report = (err: unknown, where: string): void => options.onError?.(err, where);
 
   // Reconnect forever: a NATS restart must not take the service down; /readyz reports it meanwhile.
-  // Without async traces: the client would otherwise build an Error (a stack capture) for every
-  // publish up front, in case it times out, which showed as ~2% of the order path's CPU. A
-  // timeout still fails the publish (and the outbox retries it); only the error's stack is shorter.
+  // Without async traces, so no publish pays for a stack capture made up front in case it times
+  // out; a timeout still fails the publish (and the outbox retries it), with a shorter stack
+  // (docs/decisions/0121-nats-client-without-async-traces.md).
   const nc = await connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true });
   let jsm: JetStreamManager;
   let js: JetStreamClient;
@@ -199,11 +199,11 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
       }
     }
     if (!failure) {
-      // Acked without waiting for the server to confirm: a confirmed ack (a request per message,
-      // with its reply and the client's bookkeeping) was a fifth of the consumer's CPU. An ack lost
-      // with the connection only brings the message back after ack_wait, and handlers are
-      // idempotent on the message id. `stop` flushes the connection, so the acks of the messages
-      // it waited for are with the server before it resolves.
+      // Acked without waiting for the server to confirm: a confirmed ack is a request per message
+      // (docs/decisions/0014-consumers-ack-without-confirmation.md). An ack lost with the
+      // connection only brings the message back after ack_wait, and handlers are idempotent on the
+      // message id. `stop` flushes the connection, so the acks of the messages it waited for are
+      // with the server before it resolves.
       m.ack();
       return;
     }

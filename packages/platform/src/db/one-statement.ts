@@ -6,8 +6,8 @@ import { runPrepared } from './prepared.ts';
  * Several writes sent as ONE statement of data-modifying CTEs
  * (`with w0 as (insert ...), w1 as (update ...) select ...`). A single statement is atomic on its
  * own, so a change that needs no read between its writes commits in one round trip instead of
- * BEGIN, one per write, and COMMIT: on the order path that is 6 round trips down to 1, each of
- * which cost a socket write and a span in the service and a parse and plan in PostgreSQL.
+ * BEGIN, one per write, and COMMIT, each of which costs a socket write and a span in the service
+ * and a parse and plan in PostgreSQL (docs/decisions/0122-an-order-is-written-by-one-statement.md).
  *
  * Run on a transaction, it is one statement of that transaction (used where a row must be locked
  * and read first), and `afterCommit` waits for the transaction's commit.

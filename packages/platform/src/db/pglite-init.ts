@@ -1,7 +1,7 @@
 // Run as a child process by `createDatabase` on the embedded form's first start: it creates a
-// new PGlite data directory (initdb) and exits. Initialising in the sandbox's own process
-// leaves it ~100 MB larger for its whole life (initdb's allocations are not given back to the
-// system), so a laptop sandbox pays that once, here, and never keeps it.
+// new PGlite data directory (initdb) and exits. initdb's allocations are not given back to the
+// system, so the sandbox's own process would keep them for its whole life; here they go with the
+// child (docs/decisions/0009-embedded-form-memory.md).
 //
 //   node pglite-init.ts <directory> <postgresql.conf lines as JSON>
 import { PGlite } from '@electric-sql/pglite';

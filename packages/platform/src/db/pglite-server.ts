@@ -1,7 +1,8 @@
 // Run in a worker thread by `createDatabase` for the embedded database: PGlite (Postgres in WASM)
-// served over the wire protocol on a loopback port. In its own thread the database's work (a
-// quarter of the embedded form's CPU under order load: the WASM backend, its file writes, the
-// protocol) runs beside the services' JavaScript on another core instead of taking turns with it.
+// served over the wire protocol on a Unix socket. In its own thread the database's work (the
+// WASM backend, its file writes, the protocol) runs beside the services' JavaScript on another
+// core instead of taking turns with it
+// (docs/decisions/0007-pglite-over-the-wire-protocol-in-its-own-thread.md).
 //
 // workerData: { directory?: string, socketPath: string, conf: string[] } (no directory: in
 // memory). It serves on the Unix socket `socketPath`, whose folder only this user may enter:

@@ -70,7 +70,7 @@ export interface PreparedOptions {
    * statement). For a statement whose best plan depends on a table's size (a join or an `in
    * (subquery)` over a table that grows): a plan cached while the table was small (a fresh
    * database, the first minute of a deployment) scans the whole table on every call until the
-   * next ANALYZE, which was a tenth of PostgreSQL's CPU per order in the bench.
+   * next ANALYZE (docs/decisions/0019-size-dependent-statements-planned-per-call.md).
    */
   replan?: boolean;
 }

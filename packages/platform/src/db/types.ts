@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * A database handle. `postgres` is a real PostgreSQL server reached with `pg`; `pglite` is the
  * embedded default: PGlite (Postgres compiled to WASM) served over the wire protocol on a
- * loopback port, so the code path is `pg` as well. PGlite is single-connection, so its knex
+ * Unix socket, so the code path is `pg` as well. PGlite is single-connection, so its knex
  * pool holds ONE connection: never run a query on `knex` while holding a transaction from it.
  */
 export interface Database {

@@ -43,8 +43,8 @@ export interface ServiceAppOptions {
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  // A service answers the gateway, which passes no ETag on (nor makes one): hashing every body
-  // for one was a tenth of the CPU of an order's answer in inventory.
+  // A service answers the gateway, which passes no ETag on (nor makes one), so hashing every body
+  // for one would be work for nothing (docs/decisions/0020-services-make-no-etag.md).
   app.set('etag', false);
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = options.baseUrl;

@@ -183,7 +183,8 @@ export function createInternalClient(options: InternalClientOptions) {
     const path = pathOf(req);
     // The whole call, body included, within `timeoutMs`. A timer cleared when the call ends, not
     // `AbortSignal.timeout`, whose timer and signal live on for the full timeout after every
-    // call (tens of thousands pending under load, for the timer heap and the GC to carry).
+    // call, for the timer heap and the GC to carry
+    // (docs/decisions/0123-internal-call-deadline-is-a-cleared-timer.md).
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new DOMException(`${options.service} did not answer in time`, 'TimeoutError')), options.timeoutMs);
     let response: Dispatcher.ResponseData;

@@ -42,8 +42,9 @@ const whereClaim = (ref: ClaimRef) => ({ key_id: ref.keyId, idempotency_key: ref
 
 /**
  * Idempotency records in one table (`<schema>.idempotency_records`, one row per API key and
- * Idempotency-Key): the gateway keeps one to serialise duplicates and replay answers, and each
- * service that changes state keeps one written in the same transaction as the change.
+ * Idempotency-Key): each service that changes state keeps one written in the same transaction
+ * as the change; the gateway's holds only its reservations (status `forwarded`), which this
+ * store purges.
  */
 export function idempotencyStore(table: string) {
   // A new key is inserted; an expired record, or an abandoned claim (lease over) of the same

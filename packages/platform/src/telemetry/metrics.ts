@@ -56,7 +56,8 @@ const add = (pick: (i: Instruments) => Counter, attributes: Attributes, by = 1) 
 /** What the services count. */
 export const domainMetrics = {
   rateLimitRefused: (scope: 'key' | 'address') => add((i) => i.rateLimitRefusals, { scope }),
-  // `layer` stays for dashboards made when the edge replayed too; the owning services replay now.
+  // `layer` stays so dashboards that group by it keep working; only the owning service replays
+  // (docs/decisions/0059-edge-keeps-only-the-first-request-per-key.md).
   idempotencyReplayed: (layer: 'service') => add((i) => i.idempotencyReplays, { layer }),
   idempotencyConflict: (reason: 'in_progress' | 'mismatch') => add((i) => i.idempotencyConflicts, { reason }),
   outboxPublishFailed: (schema: string) => add((i) => i.outboxPublishFailures, { schema }),

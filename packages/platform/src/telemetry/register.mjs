@@ -2,9 +2,9 @@
 // modules are imported (so http, pg and pino can be instrumented), then starts the SDK.
 //
 // The hook runs in the application thread (`module.registerHooks`, synchronous) and wraps only
-// the modules an instrumentation patches. The off-thread hook (`module.register`) that wraps
-// every module cost a message round trip per module imported, and re-parsed each one: it was
-// most of every process's start-up time.
+// the modules an instrumentation patches: the off-thread hook (`module.register`) wrapping every
+// module costs a message round trip per module imported and re-parses each one
+// (docs/decisions/0023-esm-loader-hook-in-thread.md).
 import { register as registerAsync } from 'node:module';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { register, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';

@@ -38,8 +38,9 @@ function theInstruments() {
  * conventions with the same attributes.
  *
  * Why not the instrumentation: it binds the request and the response emitters to the context
- * (every listener anyone adds is wrapped) and computes a dozen attributes per request, which
- * cost the gateway a fifth of its CPU per request on a read. Nothing here needs the binding:
+ * (every listener anyone adds is wrapped) and computes a dozen attributes per request, a cost
+ * out of proportion to a read (docs/decisions/0022-incoming-request-span-is-the-platforms.md).
+ * Nothing here needs the binding:
  * promise continuations keep the context, express's JSON parser (raw-body) binds its own
  * callback, and the one listener that logs (`accessLog`) binds itself.
  */
