@@ -11,9 +11,10 @@ import { startComposition } from './compose.ts';
  * DATA_DIR unless DATABASE_URL is set) and one bus (in-process unless NATS_URL is set).
  *
  * The `start` script gives Node a laptop's memory settings: PGlite's WASM functions compiled
- * when first called (most never are), a 2 MB young generation and a 256 MB old one (the live
- * heap under load is 40-80 MB; without a limit V8 keeps several hundred MB it once used).
- * They must be Node arguments: V8 sizes its heap before any code here runs.
+ * when first called (most never are), a 2 MB young generation, a 256 MB old one and two V8
+ * worker threads, since without limits V8 keeps far more memory than the live heap needs
+ * (docs/decisions/0009-embedded-form-memory.md). They must be Node arguments: V8 sizes its heap
+ * before any code here runs.
  */
 const config = loadLauncherConfig();
 const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
