@@ -3,7 +3,7 @@ import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame
 import type { Express } from 'express';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import type { Config } from './config.ts';
-import { SCHEMA } from './db/migrations/schema.ts';
+import { SCHEMA } from './db/schema.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';

@@ -1,7 +1,8 @@
 import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, startOutboxRelay, type ServiceDefinition } from '@connectivity/platform';
 import { catalogueClientFromConfig, createApp, type AppDeps } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
-import { migrations, SCHEMA } from './db/migrations/index.ts';
+import { migrations } from './db/migrations/index.ts';
+import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './esims/expiry-sweeper.ts';
 import { startSupplierReleaseWorker } from './orders/supplier-release-worker.ts';
 

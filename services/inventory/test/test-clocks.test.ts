@@ -2,7 +2,7 @@ import type { Esim, Order, TestClock } from '@connectivity/contracts';
 import { createLogger, newId } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA } from '../src/db/migrations/schema.ts';
+import { SCHEMA } from '../src/db/schema.ts';
 import { startExpirySweeper } from '../src/esims/expiry-sweeper.ts';
 import { buyEsim, eventTypesOf, eventually, headersFor, newCaller, otherEnvironment, startInventory, type Caller, type Harness } from './support.ts';
 

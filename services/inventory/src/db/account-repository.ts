@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './migrations/schema.ts';
+import { SCHEMA } from './schema.ts';
 
 export interface AccountRecord {
   account_id: string;

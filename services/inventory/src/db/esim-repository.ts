@@ -1,7 +1,7 @@
 import type { Environment, EsimState, Metadata } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import { looksLikeIccid, type EsimRecord } from '../domain/esim.ts';
-import { SCHEMA } from './migrations/schema.ts';
+import { SCHEMA } from './schema.ts';
 
 type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 'expires_at' | 'created_at' | 'updated_at' | 'thresholds_notified'> & {
   // bigint columns arrive as strings from `pg`.

@@ -1,6 +1,6 @@
 import type { Environment, Metadata } from '@connectivity/contracts';
 import type { Knex } from 'knex';
-import { SCHEMA } from './migrations/schema.ts';
+import { SCHEMA } from './schema.ts';
 
 export interface OrderRecord {
   id: string;

@@ -1,6 +1,6 @@
 import { claimDue } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { SCHEMA } from './migrations/schema.ts';
+import { SCHEMA } from './schema.ts';
 
 /** The work signal of supplier releases: raised when one is recorded or retried. */
 export const RELEASES_SIGNAL = 'inventory:supplier-releases';

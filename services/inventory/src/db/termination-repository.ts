@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { EsimRecord } from '../domain/esim.ts';
 import { toRecord } from './esim-repository.ts';
-import { SCHEMA } from './migrations/schema.ts';
+import { SCHEMA } from './schema.ts';
 
 const terminations = (db: Knex) => db.withSchema(SCHEMA).from('supplier_terminations');
 

@@ -1,7 +1,7 @@
 import type { Environment } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import type { TestClockRecord } from '../domain/test-clock.ts';
-import { SCHEMA } from './migrations/schema.ts';
+import { SCHEMA } from './schema.ts';
 
 type BigintColumn = 'frozen_time' | 'advance_to' | 'advance_lease_until' | 'created_at' | 'deleted_at';
 // bigint columns arrive as strings from `pg`.

@@ -2,7 +2,7 @@ import type { EsimState, EventType, UsageThreshold } from '@connectivity/contrac
 import { createOutbox, monotonicUlid, outboxEntry, type InternalEvent, type OneStatement } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { STATE_EVENT_TYPES, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
-import { SCHEMA } from '../db/migrations/schema.ts';
+import { SCHEMA } from '../db/schema.ts';
 
 const outbox = createOutbox(SCHEMA);
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /** What the operator sets per account for live orders: verification and the prepaid balance. */
 export async function up(knex: Knex): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /** Orders and the eSIMs they created. Times are Unix seconds, as the API shows them. */
 export async function up(knex: Knex): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /**
  * Live eSIMs the supplier has terminated (a cancel) whose move to `expired` is not recorded

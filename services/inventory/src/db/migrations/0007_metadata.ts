@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /**
  * Metadata of orders and eSIMs (the integrator's own key-value pairs), as jsonb. The GIN index

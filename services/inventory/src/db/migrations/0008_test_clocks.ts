@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SCHEMA } from './schema.ts';
+import { SCHEMA } from '../schema.ts';
 
 /**
  * Test clocks (sandbox only) and the eSIMs and orders that live in their time. A clock belongs to

@@ -5,9 +5,7 @@ import * as supplierReleases from './0004_supplier_releases.ts';
 import * as supplierTerminations from './0005_supplier_terminations.ts';
 import * as metadata from './0007_metadata.ts';
 import * as testClocks from './0008_test_clocks.ts';
-import { SCHEMA } from './schema.ts';
-
-export { SCHEMA };
+import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
