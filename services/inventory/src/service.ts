@@ -3,8 +3,8 @@ import { catalogueClientFromConfig, createApp, type AppDeps } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
-import { startExpirySweeper } from './esims/expiry-sweeper.ts';
-import { startSupplierReleaseWorker } from './orders/supplier-release-worker.ts';
+import { startExpirySweeper } from './workers/expiry-sweeper.ts';
+import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
 
 /** inventory: the eSIM routes; in the background its outbox relay, expiry sweeper, supplier releases and idempotency purge. */
 export const inventoryService: ServiceDefinition<Config, AppDeps> = {

@@ -1,7 +1,7 @@
 import type { Esim } from '@connectivity/contracts';
 import { createLogger } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startExpirySweeper } from '../src/esims/expiry-sweeper.ts';
+import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
 import { eventTypesOf, eventually, newCaller, startInventory, type Harness } from './support.ts';
 
 let h: Harness;

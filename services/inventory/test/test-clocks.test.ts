@@ -3,7 +3,7 @@ import { createLogger, newId } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA } from '../src/db/schema.ts';
-import { startExpirySweeper } from '../src/esims/expiry-sweeper.ts';
+import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
 import { buyEsim, eventTypesOf, eventually, headersFor, newCaller, otherEnvironment, startInventory, type Caller, type Harness } from './support.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { ESIM_STATES, type Esim, type EsimState } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { changeState } from '../src/esims/change-state.ts';
+import { updateEsim } from '../src/use-cases/update-esim.ts';
 import { buyEsim, eventTypesOf, eventually, headersFor, newCaller, startInventory, type Caller, type Harness } from './support.ts';
 
 let h: Harness;
@@ -243,7 +243,7 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
 
   it('expires first, then refuses any other move', async () => {
     const esim = await buyEsim(h, caller, 'esim_1GB_7D_US');
-    await expect(changeState(deps(), caller, esim.id, 'installed')).rejects.toMatchObject({
+    await expect(updateEsim(deps(), caller, esim.id, { state: 'installed' })).rejects.toMatchObject({
       code: 'invalid_state_transition',
     });
     expect((await h.get(caller, `/v1/esim/${esim.id}`)).body.state).toBe('expired');
@@ -252,7 +252,7 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
 
   it('takes a cancel as the expiry it is, with one event', async () => {
     const esim = await buyEsim(h, caller, 'esim_1GB_7D_US');
-    const result = await changeState(deps(), caller, esim.id, 'expired');
+    const result = await updateEsim(deps(), caller, esim.id, { state: 'expired' });
     expect(result.state).toBe('expired');
     expect(await eventTypesOf(h, esim.id, 2)).toEqual(['esim.released', 'esim.expired']);
   });

@@ -1,7 +1,7 @@
 import type { Esim } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordUsage } from '../src/esims/record-usage.ts';
+import { recordUsage } from '../src/use-cases/record-usage.ts';
 import { buyEsim, eventTypesOf, headersFor, newCaller, startInventory, type Harness } from './support.ts';
 
 let h: Harness;

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { looksLikeIccid, type EsimRecord } from '../domain/esim.ts';
 import { SCHEMA } from './schema.ts';
 
-type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 'expires_at' | 'created_at' | 'updated_at' | 'thresholds_notified'> & {
+export type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 'expires_at' | 'created_at' | 'updated_at' | 'thresholds_notified'> & {
   // bigint columns arrive as strings from `pg`.
   data_used_bytes: string | number;
   data_limit_bytes: string | number | null;
@@ -16,7 +16,7 @@ type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 'expire
 const num = (value: string | number): number => Number(value);
 const numOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
 
-export const toRecord = (row: EsimRow): EsimRecord => ({
+export const esimFromRow = (row: EsimRow): EsimRecord => ({
   ...row,
   data_used_bytes: num(row.data_used_bytes),
   data_limit_bytes: numOrNull(row.data_limit_bytes),
@@ -34,94 +34,96 @@ export interface EsimPosition {
   id: string;
 }
 
-export const esimRepository = {
-  /** The eSIMs' rows, not yet written (see `oneStatement`). */
-  insertion(db: Knex, records: EsimRecord[]): Knex.QueryBuilder {
-    return esims(db).insert(records.map((record) => ({ ...record, metadata: JSON.stringify(record.metadata) })));
-  },
+/** The eSIMs' rows, not yet written (see `oneStatement`). */
+export function esimInsertion(db: Knex, records: EsimRecord[]): Knex.QueryBuilder {
+  return esims(db).insert(records.map((record) => ({ ...record, metadata: JSON.stringify(record.metadata) })));
+}
 
-  /** By id or ICCID, whoever owns it; `lock` takes the row lock for the caller's transaction. */
-  async find(db: Knex, idOrIccid: string, options: { lock?: boolean } = {}): Promise<EsimRecord | undefined> {
-    const query = esims(db)
-      .select('*')
-      .where(looksLikeIccid(idOrIccid) ? 'iccid' : 'id', idOrIccid)
-      .first();
-    if (options.lock) query.forUpdate();
-    const row = (await query) as EsimRow | undefined;
-    return row && toRecord(row);
-  },
+/** By id or ICCID, whoever owns it; `lock` takes the row lock for the caller's transaction. */
+export async function findEsim(db: Knex, idOrIccid: string, options: { lock?: boolean } = {}): Promise<EsimRecord | undefined> {
+  const query = esims(db)
+    .select('*')
+    .where(looksLikeIccid(idOrIccid) ? 'iccid' : 'id', idOrIccid)
+    .first();
+  if (options.lock) query.forUpdate();
+  const row = (await query) as EsimRow | undefined;
+  return row && esimFromRow(row);
+}
 
-  /** Which of `iccids` belong to an eSIM we recorded. */
-  async recordedIccids(db: Knex, iccids: string[]): Promise<Set<string>> {
-    const rows = (await esims(db).select('iccid').whereIn('iccid', iccids)) as { iccid: string }[];
-    return new Set(rows.map((row) => row.iccid));
-  },
+/** Which of `iccids` belong to an eSIM we recorded. */
+export async function recordedIccids(db: Knex, iccids: string[]): Promise<Set<string>> {
+  const rows = (await esims(db).select('iccid').whereIn('iccid', iccids)) as { iccid: string }[];
+  return new Set(rows.map((row) => row.iccid));
+}
 
-  async update(db: Knex, id: string, changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at' | 'metadata'>>): Promise<void> {
-    const { metadata, ...rest } = changes;
-    await esims(db)
-      .where('id', id)
-      .update({ ...rest, ...(metadata !== undefined && { metadata: JSON.stringify(metadata) }) });
-  },
+export async function updateEsimRow(
+  db: Knex,
+  id: string,
+  changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at' | 'metadata'>>,
+): Promise<void> {
+  const { metadata, ...rest } = changes;
+  await esims(db)
+    .where('id', id)
+    .update({ ...rest, ...(metadata !== undefined && { metadata: JSON.stringify(metadata) }) });
+}
 
-  /**
-   * A page of one account's eSIMs in one environment, newest first then by id, after `after`;
-   * with `metadata`, only eSIMs whose metadata contains every pair (jsonb `@>`, served by the GIN index).
-   */
-  async list(
-    db: Knex,
-    owner: { accountId: string; environment: Environment },
-    after: EsimPosition | undefined,
-    limit: number,
-    metadata: Metadata = {},
-  ): Promise<EsimRecord[]> {
-    const query = esims(db)
-      .select('*')
-      .where({ account_id: owner.accountId, environment: owner.environment })
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit);
-    if (after) query.andWhereRaw('(created_at, id) < (?, ?)', [after.created_at, after.id]);
-    if (Object.keys(metadata).length > 0) query.andWhereRaw('metadata @> ?::jsonb', [JSON.stringify(metadata)]);
-    return ((await query) as EsimRow[]).map(toRecord);
-  },
+/**
+ * A page of one account's eSIMs in one environment, newest first then by id, after `after`;
+ * with `metadata`, only eSIMs whose metadata contains every pair (jsonb `@>`, served by the GIN index).
+ */
+export async function esimPage(
+  db: Knex,
+  owner: { accountId: string; environment: Environment },
+  after: EsimPosition | undefined,
+  limit: number,
+  metadata: Metadata = {},
+): Promise<EsimRecord[]> {
+  const query = esims(db)
+    .select('*')
+    .where({ account_id: owner.accountId, environment: owner.environment })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
+  if (after) query.andWhereRaw('(created_at, id) < (?, ?)', [after.created_at, after.id]);
+  if (Object.keys(metadata).length > 0) query.andWhereRaw('metadata @> ?::jsonb', [JSON.stringify(metadata)]);
+  return ((await query) as EsimRow[]).map(esimFromRow);
+}
 
-  /**
-   * Locks up to `limit` eSIMs whose validity has ended and that are not expired yet. Rows another
-   * sweeper holds are skipped, so two instances never expire the same eSIM twice. eSIMs on a test
-   * clock live in the clock's time, not in real time: only an advance of their clock expires them.
-   */
-  async lockExpired(db: Knex, now: number, limit: number): Promise<EsimRecord[]> {
-    const rows = (await esims(db)
-      .select('*')
-      .whereNot('state', 'expired' satisfies EsimState)
-      .andWhere('expires_at', '<=', now)
-      .whereNull('test_clock')
-      .orderBy('expires_at')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()) as EsimRow[];
-    return rows.map(toRecord);
-  },
+/**
+ * Locks up to `limit` eSIMs whose validity has ended and that are not expired yet. Rows another
+ * sweeper holds are skipped, so two instances never expire the same eSIM twice. eSIMs on a test
+ * clock live in the clock's time, not in real time: only an advance of their clock expires them.
+ */
+export async function lockExpired(db: Knex, now: number, limit: number): Promise<EsimRecord[]> {
+  const rows = (await esims(db)
+    .select('*')
+    .whereNot('state', 'expired' satisfies EsimState)
+    .andWhere('expires_at', '<=', now)
+    .whereNull('test_clock')
+    .orderBy('expires_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()) as EsimRow[];
+  return rows.map(esimFromRow);
+}
 
-  /**
-   * Locks every eSIM of a test clock whose validity ends by `until` and that is not expired yet, in
-   * order of expiry. Nothing is skipped: the advance that moves the clock past them must expire
-   * them all, so it waits for a PATCH or usage that holds one.
-   */
-  async lockDueOnClock(db: Knex, clockId: string, until: number): Promise<EsimRecord[]> {
-    const rows = (await esims(db)
-      .select('*')
-      .where('test_clock', clockId)
-      .whereNot('state', 'expired' satisfies EsimState)
-      .andWhere('expires_at', '<=', until)
-      .orderBy([{ column: 'expires_at' }, { column: 'id' }])
-      .forUpdate()) as EsimRow[];
-    return rows.map(toRecord);
-  },
-};
+/**
+ * Locks every eSIM of a test clock whose validity ends by `until` and that is not expired yet, in
+ * order of expiry. Nothing is skipped: the advance that moves the clock past them must expire
+ * them all, so it waits for a PATCH or usage that holds one.
+ */
+export async function lockEsimsDueOnClock(db: Knex, clockId: string, until: number): Promise<EsimRecord[]> {
+  const rows = (await esims(db)
+    .select('*')
+    .where('test_clock', clockId)
+    .whereNot('state', 'expired' satisfies EsimState)
+    .andWhere('expires_at', '<=', until)
+    .orderBy([{ column: 'expires_at' }, { column: 'id' }])
+    .forUpdate()) as EsimRow[];
+  return rows.map(esimFromRow);
+}
 
 /** Whether a database error is the ICCID uniqueness check. */
 export function isDuplicateIccid(error: unknown): boolean {

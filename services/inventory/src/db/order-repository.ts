@@ -16,12 +16,10 @@ export interface OrderRecord {
   created_at: number;
 }
 
-export const orderRepository = {
-  /** The order's row, not yet written (see `oneStatement`). */
-  insertion(db: Knex, order: OrderRecord): Knex.QueryBuilder {
-    return db
-      .withSchema(SCHEMA)
-      .table('orders')
-      .insert({ ...order, metadata: JSON.stringify(order.metadata) });
-  },
-};
+/** The order's row, not yet written (see `oneStatement`). */
+export function orderInsertion(db: Knex, order: OrderRecord): Knex.QueryBuilder {
+  return db
+    .withSchema(SCHEMA)
+    .table('orders')
+    .insert({ ...order, metadata: JSON.stringify(order.metadata) });
+}

@@ -1,40 +1,38 @@
 import type { Knex } from 'knex';
 import type { EsimRecord } from '../domain/esim.ts';
-import { toRecord } from './esim-repository.ts';
+import { esimFromRow, type EsimRow } from './esim-repository.ts';
 import { SCHEMA } from './schema.ts';
 
+// The fact "the supplier terminated this eSIM's profile", kept until the move to expired is recorded.
 const terminations = (db: Knex) => db.withSchema(SCHEMA).from('supplier_terminations');
 
-/** The fact "the supplier terminated this eSIM's profile", kept until the move to expired is recorded. */
-export const terminationRepository = {
-  /** Records the fact in its own write; concurrent cancels of one eSIM keep the first. */
-  async record(db: Knex, esimId: string, nowMs: number): Promise<void> {
-    await terminations(db).insert({ esim_id: esimId, terminated_at: nowMs }).onConflict('esim_id').ignore();
-  },
+/** Records the fact in its own write; concurrent cancels of one eSIM keep the first. */
+export async function recordTermination(db: Knex, esimId: string, nowMs: number): Promise<void> {
+  await terminations(db).insert({ esim_id: esimId, terminated_at: nowMs }).onConflict('esim_id').ignore();
+}
 
-  async exists(db: Knex, esimId: string): Promise<boolean> {
-    return (await terminations(db).where('esim_id', esimId).first('esim_id')) !== undefined;
-  },
+export async function terminationExists(db: Knex, esimId: string): Promise<boolean> {
+  return (await terminations(db).where('esim_id', esimId).first('esim_id')) !== undefined;
+}
 
-  /** Removes the fact, in the transaction that recorded the move; true when there was one. */
-  async clear(trx: Knex.Transaction, esimId: string): Promise<boolean> {
-    return (await terminations(trx).where('esim_id', esimId).delete()) > 0;
-  },
+/** Removes the fact, in the transaction that recorded the move; true when there was one. */
+export async function clearTermination(trx: Knex.Transaction, esimId: string): Promise<boolean> {
+  return (await terminations(trx).where('esim_id', esimId).delete()) > 0;
+}
 
-  /**
-   * Locks up to `limit` eSIMs that have a termination fact (the eSIM row first, as a PATCH
-   * does, so the two never deadlock); rows another transaction holds are skipped.
-   */
-  async lockTerminated(trx: Knex.Transaction, limit: number): Promise<EsimRecord[]> {
-    const rows = (await trx
-      .withSchema(SCHEMA)
-      .from('esims')
-      .select('*')
-      .whereIn('id', terminations(trx).select('esim_id'))
-      .orderBy('id')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()) as Parameters<typeof toRecord>[0][];
-    return rows.map(toRecord);
-  },
-};
+/**
+ * Locks up to `limit` eSIMs that have a termination fact (the eSIM row first, as a PATCH
+ * does, so the two never deadlock); rows another transaction holds are skipped.
+ */
+export async function lockTerminated(trx: Knex.Transaction, limit: number): Promise<EsimRecord[]> {
+  const rows = (await trx
+    .withSchema(SCHEMA)
+    .from('esims')
+    .select('*')
+    .whereIn('id', terminations(trx).select('esim_id'))
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()) as EsimRow[];
+  return rows.map(esimFromRow);
+}

@@ -17,6 +17,9 @@ export interface TestClockRecord {
   deleted_at: number | null;
 }
 
+/** The fields of a clock no advance holds: ready, no token, no target, no lease. */
+export const NO_ADVANCE = { status: 'ready', advance_token: null, advance_to: null, advance_lease_until: null } as const satisfies Partial<TestClockRecord>;
+
 /** How long an advance may run before another may take the clock over; far beyond any real advance. */
 export const ADVANCE_LEASE_MS = 60_000;
 

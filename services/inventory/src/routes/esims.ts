@@ -2,16 +2,16 @@ import { Readable } from 'node:stream';
 import { contract } from '@connectivity/contracts';
 import { getIdentity, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
-import type { ChangeStateDeps } from '../esims/change-state.ts';
-import { updateEsim } from '../esims/change-state.ts';
-import { esimQrCode } from '../esims/qr-code.ts';
-import { getEsim, listEsims } from '../esims/read-esims.ts';
 import { chooseQrMediaType } from '../domain/qr-code.ts';
-import { placeOrder, type PlaceOrderDeps } from '../orders/place-order.ts';
+import { getEsim } from '../use-cases/get-esim.ts';
+import { getEsimQrCode } from '../use-cases/get-esim-qr-code.ts';
+import { listEsims } from '../use-cases/list-esims.ts';
+import { placeOrder, type PlaceOrderDeps } from '../use-cases/place-order.ts';
+import { updateEsim, type UpdateEsimDeps } from '../use-cases/update-esim.ts';
 
 const s = initServer();
 
-export type EsimRoutesDeps = PlaceOrderDeps & ChangeStateDeps & { cursors: CursorCodec };
+export type EsimRoutesDeps = PlaceOrderDeps & UpdateEsimDeps & { cursors: CursorCodec };
 
 /** The public eSIM routes: buy, list, read, change state or metadata, QR code. */
 export function esimRouter(deps: EsimRoutesDeps) {
@@ -25,7 +25,7 @@ export function esimRouter(deps: EsimRoutesDeps) {
     }),
     getEsimQrCode: async ({ params, req, res }) => {
       const type = chooseQrMediaType(req.get('accept'));
-      const image = await esimQrCode(deps.knex, getIdentity(res), params.id, type);
+      const image = await getEsimQrCode(deps.knex, getIdentity(res), params.id, type);
       res.setHeader('content-type', type);
       res.setHeader('content-length', String(image.length));
       res.setHeader('vary', 'Accept');

@@ -1,9 +1,9 @@
 import { internalInventoryReleasesContract } from '@connectivity/contracts';
-import { signalWork, type CursorCodec } from '@connectivity/platform';
+import type { CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import type { Knex } from 'knex';
-import { RELEASES_SIGNAL } from '../db/release-repository.ts';
-import { listReleases, retryRelease } from '../orders/supplier-releases.ts';
+import { listSupplierReleases } from '../use-cases/list-supplier-releases.ts';
+import { retrySupplierRelease } from '../use-cases/retry-supplier-release.ts';
 
 const s = initServer();
 
@@ -17,11 +17,7 @@ export interface InternalReleasesDeps {
 export function internalReleasesRouter(deps: InternalReleasesDeps) {
   const now = deps.now ?? (() => new Date());
   return s.router(internalInventoryReleasesContract, {
-    listSupplierReleases: async ({ query }) => ({ status: 200, body: await listReleases(deps.knex, deps.cursors, query) }),
-    retrySupplierRelease: async ({ params }) => {
-      const release = await retryRelease(deps.knex, params.releaseId, now().getTime());
-      signalWork(RELEASES_SIGNAL);
-      return { status: 200, body: release };
-    },
+    listSupplierReleases: async ({ query }) => ({ status: 200, body: await listSupplierReleases(deps.knex, deps.cursors, query) }),
+    retrySupplierRelease: async ({ params }) => ({ status: 200, body: await retrySupplierRelease(deps.knex, params.releaseId, now().getTime()) }),
   });
 }

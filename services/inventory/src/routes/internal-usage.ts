@@ -1,7 +1,7 @@
 import { internalContract } from '@connectivity/contracts';
 import { getIdentity } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
-import { recordUsage, type RecordUsageDeps } from '../esims/record-usage.ts';
+import { recordUsage, type RecordUsageDeps } from '../use-cases/record-usage.ts';
 
 const s = initServer();
 

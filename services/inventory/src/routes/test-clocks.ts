@@ -2,10 +2,11 @@ import { contract, isApiError } from '@connectivity/contracts';
 import { getIdentity, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
-import { advanceTestClock, type AdvanceTestClockDeps } from '../test-clocks/advance-test-clock.ts';
-import { createTestClock } from '../test-clocks/create-test-clock.ts';
-import { deleteTestClock } from '../test-clocks/delete-test-clock.ts';
-import { getTestClock, listTestClocks } from '../test-clocks/read-test-clocks.ts';
+import { advanceTestClock, type AdvanceTestClockDeps } from '../use-cases/advance-test-clock.ts';
+import { createTestClock } from '../use-cases/create-test-clock.ts';
+import { deleteTestClock } from '../use-cases/delete-test-clock.ts';
+import { getTestClock } from '../use-cases/get-test-clock.ts';
+import { listTestClocks } from '../use-cases/list-test-clocks.ts';
 
 const s = initServer();
 

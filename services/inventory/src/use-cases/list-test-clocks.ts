@@ -2,19 +2,11 @@ import type { List, TestClock } from '@connectivity/contracts';
 import { toPage, type CursorCodec } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { testClockRepository } from '../db/test-clock-repository.ts';
+import { testClockPage } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
-import { assertSandboxCaller, testClockNotFound, toPublicTestClock } from '../domain/test-clock.ts';
+import { assertSandboxCaller, toPublicTestClock } from '../domain/test-clock.ts';
 
 const positionSchema = z.object({ created_at: z.number().int(), id: z.string().min(1) });
-
-/** GET /v1/test/clocks/{id}: the caller's clock; another account's, or a deleted one, is not found. */
-export async function getTestClock(knex: Knex, caller: Caller, id: string, now = new Date()): Promise<TestClock> {
-  assertSandboxCaller(caller.environment);
-  const clock = await testClockRepository.findOwned(knex, caller, id);
-  if (!clock) throw testClockNotFound();
-  return toPublicTestClock(clock, now.getTime());
-}
 
 /** GET /v1/test/clocks: newest first then id, with a cursor bound to the account and environment. */
 export async function listTestClocks(
@@ -27,7 +19,7 @@ export async function listTestClocks(
   assertSandboxCaller(caller.environment);
   const binding = { list: 'test_clocks', accountId: caller.accountId, environment: caller.environment };
   const after = query.cursor === undefined ? undefined : cursors.decode(query.cursor, binding, positionSchema);
-  const records = await testClockRepository.list(knex, caller, after, query.limit + 1);
+  const records = await testClockPage(knex, caller, after, query.limit + 1);
   return toPage(
     records.map((clock) => toPublicTestClock(clock, now.getTime())),
     query.limit,

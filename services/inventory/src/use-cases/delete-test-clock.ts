@@ -1,8 +1,8 @@
 import type { DeletedTestClock } from '@connectivity/contracts';
 import { answerInTransaction } from '@connectivity/platform';
-import { testClockRepository } from '../db/test-clock-repository.ts';
+import { findOwnedTestClock, updateTestClockRow } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
-import { assertSandboxCaller, testClockNotFound } from '../domain/test-clock.ts';
+import { assertSandboxCaller, NO_ADVANCE, testClockNotFound } from '../domain/test-clock.ts';
 import type { TestClockDeps } from './create-test-clock.ts';
 
 /**
@@ -14,15 +14,9 @@ export async function deleteTestClock(deps: TestClockDeps, caller: Caller, id: s
   assertSandboxCaller(caller.environment);
   const seconds = Math.floor((deps.now ?? (() => new Date()))().getTime() / 1000);
   return answerInTransaction(deps.knex, 200, async (trx) => {
-    const clock = await testClockRepository.findOwned(trx, caller, id, { lock: 'update' });
+    const clock = await findOwnedTestClock(trx, caller, id, { lock: 'update' });
     if (!clock) throw testClockNotFound();
-    await testClockRepository.update(trx, clock.id, {
-      deleted_at: seconds,
-      status: 'ready',
-      advance_token: null,
-      advance_to: null,
-      advance_lease_until: null,
-    });
+    await updateTestClockRow(trx, clock.id, { deleted_at: seconds, ...NO_ADVANCE });
     return { object: 'test_clock', id: clock.id, deleted: true };
   });
 }

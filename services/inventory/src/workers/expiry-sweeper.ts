@@ -1,9 +1,8 @@
 import { domainMetrics, startPoller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { esimRepository } from '../db/esim-repository.ts';
-import type { EsimRecord } from '../domain/esim.ts';
-import { recordEsimEvents } from '../events/esim-events.ts';
-import { applyRecordedTerminations } from './apply-terminations.ts';
+import { moveEsim } from '../db/esim-events.ts';
+import { clearTermination, lockTerminated } from '../db/termination-repository.ts';
+import { lockExpired } from '../db/esim-repository.ts';
 
 export interface ExpirySweeperOptions {
   knex: Knex;
@@ -32,14 +31,8 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
     const at = now();
     const seconds = Math.floor(at.getTime() / 1000);
     return options.knex.transaction(async (trx) => {
-      const due = await esimRepository.lockExpired(trx, seconds, options.batchSize);
-      const changes = [];
-      for (const esim of due) {
-        const expired: EsimRecord = { ...esim, state: 'expired', updated_at: seconds };
-        await esimRepository.update(trx, esim.id, { state: 'expired', updated_at: seconds });
-        changes.push({ kind: 'state' as const, esim: expired, previous_state: esim.state });
-      }
-      await recordEsimEvents(trx, changes, at);
+      const due = await lockExpired(trx, seconds, options.batchSize);
+      for (const esim of due) await moveEsim(trx, esim, 'expired', at);
       return due.length;
     });
   }
@@ -61,4 +54,24 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
     sweep: () => poller.runOnce(),
     stop: () => poller.stop(),
   };
+}
+
+/**
+ * One batch of cancels the supplier confirmed but whose database write failed: each locked
+ * eSIM moves to `expired` with its `esim.expired` (unless something expired it meanwhile) and
+ * its termination fact is cleared, in one transaction. Resolves with how many facts it took
+ * and how many eSIMs it moved.
+ */
+async function applyRecordedTerminations(knex: Knex, at: Date, limit: number): Promise<{ taken: number; moved: number }> {
+  return knex.transaction(async (trx) => {
+    const locked = await lockTerminated(trx, limit);
+    let moved = 0;
+    for (const esim of locked) {
+      await clearTermination(trx, esim.id);
+      if (esim.state === 'expired') continue;
+      await moveEsim(trx, esim, 'expired', at);
+      moved += 1;
+    }
+    return { taken: locked.length, moved };
+  });
 }

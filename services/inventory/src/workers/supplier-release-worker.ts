@@ -2,8 +2,8 @@ import { isApiError } from '@connectivity/contracts';
 import { startPoller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
-import { esimRepository } from '../db/esim-repository.ts';
-import { releaseRepository, RELEASES_SIGNAL, type SupplierRelease } from '../db/release-repository.ts';
+import { recordedIccids } from '../db/esim-repository.ts';
+import { claimDueReleases, finishRelease, RELEASES_SIGNAL, retryReleaseLater, type DueRelease } from '../db/release-repository.ts';
 import { releaseRetryDelayMs } from '../domain/release-backoff.ts';
 
 export interface SupplierReleaseWorkerOptions {
@@ -27,7 +27,7 @@ export interface SupplierReleaseWorker {
 
 /**
  * Releases at the supplier the profiles of live orders whose transaction failed (see
- * `place-order.ts`): each profile is terminated, outside any transaction, until the supplier
+ * `use-cases/place-order.ts`): each profile is terminated, outside any transaction, until the supplier
  * confirms. A supplier that is down is retried with backoff for as long as it takes; one that
  * says it cannot terminate a profile is not asked again, and the row is kept, abandoned, with
  * the reason for the operator.
@@ -38,10 +38,10 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
   // A claim outlives the calls it covers (each bounded by the catalogue client's timeout).
   const leaseMs = Math.max(options.retryBaseMs, 60_000);
 
-  async function release(item: SupplierRelease): Promise<void> {
+  async function release(item: DueRelease): Promise<void> {
     const caller = { accountId: item.account_id, environment: 'live' as const };
     // A profile an eSIM of ours holds is in use (the supplier handed out a duplicate): never end it.
-    const recorded = await esimRepository.recordedIccids(options.knex, item.iccids);
+    const recorded = await recordedIccids(options.knex, item.iccids);
     try {
       for (const iccid of item.iccids) {
         if (!recorded.has(iccid)) await options.catalogue.profileAction(caller, iccid, 'terminate');
@@ -49,16 +49,16 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (isApiError(error) && error.code === 'capability_not_orderable') {
-        await releaseRepository.finish(options.knex, item.order_reference, 'abandoned', now(), message);
+        await finishRelease(options.knex, item.order_reference, 'abandoned', now(), message);
         options.logger.error({ orderId: item.order_reference, err: message }, 'the supplier cannot release the profiles of an unrecorded order');
         return;
       }
       const delay = releaseRetryDelayMs(item.attempts, options.retryBaseMs, options.retryMaxMs);
-      await releaseRepository.retryLater(options.knex, item.order_reference, now() + delay, message);
+      await retryReleaseLater(options.knex, item.order_reference, now() + delay, message);
       options.logger.warn({ orderId: item.order_reference, attempts: item.attempts, retryInMs: delay, err: message }, 'releasing supplier profiles failed; will retry');
       return;
     }
-    await releaseRepository.finish(options.knex, item.order_reference, 'released', now());
+    await finishRelease(options.knex, item.order_reference, 'released', now());
     options.logger.info({ orderId: item.order_reference, profiles: item.iccids.length }, 'released the supplier profiles of an unrecorded order');
   }
 
@@ -68,7 +68,7 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
     wakeOn: [RELEASES_SIGNAL],
     logger: options.logger,
     async pass() {
-      const due = await releaseRepository.claimDue(options.knex, now(), leaseMs, batchSize);
+      const due = await claimDueReleases(options.knex, now(), leaseMs, batchSize);
       for (const item of due) await release(item);
       return { done: due.length, more: due.length === batchSize };
     },

@@ -1,8 +1,5 @@
-import { ApiError, type QrCodeMediaType } from '@connectivity/contracts';
-import type { Knex } from 'knex';
+import type { QrCodeMediaType } from '@connectivity/contracts';
 import QRCode from 'qrcode';
-import type { Caller } from '../domain/access.ts';
-import { findReachableEsim } from './read-esims.ts';
 
 // Error correction M (15 %) survives a smudged screen; 4 modules of quiet zone is what scanners
 // expect; 8 pixels a module makes an image of about 300 pixels for an activation code.
@@ -17,16 +14,4 @@ export async function renderQrCode(text: string, type: QrCodeMediaType): Promise
   const modules = QRCode.create(text, { errorCorrectionLevel: ERROR_CORRECTION }).modules.size;
   const width = (modules + 2 * MARGIN) * PIXELS_PER_MODULE;
   return Buffer.from(await QRCode.toString(text, { ...options, type: 'svg', width }), 'utf8');
-}
-
-/** GET /v1/esim/{id}/qr_code: the eSIM's activation code as a QR image, within the caller's reach. */
-export async function esimQrCode(knex: Knex, caller: Caller, idOrIccid: string, type: QrCodeMediaType): Promise<Buffer> {
-  const esim = await findReachableEsim(knex, caller, idOrIccid);
-  if (esim.activation_code === null) {
-    throw new ApiError('resource_not_found', {
-      param: 'id',
-      message: 'This eSIM has no activation code, so it has no QR code.',
-    });
-  }
-  return renderQrCode(esim.activation_code, type);
 }

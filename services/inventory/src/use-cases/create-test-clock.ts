@@ -1,7 +1,7 @@
 import type { TestClock } from '@connectivity/contracts';
 import { answerInTransaction, newId } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { testClockRepository } from '../db/test-clock-repository.ts';
+import { insertTestClock } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
 import { assertSandboxCaller, toPublicTestClock, type TestClockRecord } from '../domain/test-clock.ts';
 
@@ -29,7 +29,7 @@ export async function createTestClock(deps: TestClockDeps, caller: Caller, input
     deleted_at: null,
   };
   return answerInTransaction(deps.knex, 201, async (trx) => {
-    await testClockRepository.insert(trx, clock);
+    await insertTestClock(trx, clock);
     return toPublicTestClock(clock, nowMs);
   });
 }

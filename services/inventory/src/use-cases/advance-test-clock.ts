@@ -2,21 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, type TestClock } from '@connectivity/contracts';
 import { recordIdempotentAnswer, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { esimRepository } from '../db/esim-repository.ts';
-import { testClockRepository } from '../db/test-clock-repository.ts';
+import { moveEsim } from '../db/esim-events.ts';
+import { lockEsimsDueOnClock } from '../db/esim-repository.ts';
+import { findOwnedTestClock, releaseClockAdvance, updateTestClockRow } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
-import type { EsimRecord } from '../domain/esim.ts';
 import {
   ADVANCE_LEASE_MS,
   assertCanAdvance,
   assertSandboxCaller,
   clockInstant,
   expiryTimeOnClock,
+  NO_ADVANCE,
   testClockNotFound,
   toPublicTestClock,
   type TestClockRecord,
 } from '../domain/test-clock.ts';
-import { recordEsimEvents } from '../events/esim-events.ts';
 import type { TestClockDeps } from './create-test-clock.ts';
 
 export interface AdvanceTestClockDeps extends TestClockDeps {
@@ -42,11 +42,11 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
   const token = randomUUID();
 
   await deps.knex.transaction(async (trx) => {
-    const clock = await testClockRepository.findOwned(trx, caller, id, { lock: 'update' });
+    const clock = await findOwnedTestClock(trx, caller, id, { lock: 'update' });
     if (!clock) throw testClockNotFound();
     const nowMs = now().getTime();
     assertCanAdvance(clock, target, nowMs);
-    await testClockRepository.update(trx, clock.id, {
+    await updateTestClockRow(trx, clock.id, {
       status: 'advancing',
       advance_token: token,
       advance_to: target,
@@ -56,20 +56,14 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
 
   try {
     const { answer, expired } = await deps.knex.transaction(async (trx) => {
-      const clock = await testClockRepository.findOwned(trx, caller, id, { lock: 'update' });
+      const clock = await findOwnedTestClock(trx, caller, id, { lock: 'update' });
       // Deleted meanwhile: the delete stands and the advance commits nothing.
       if (!clock) throw testClockNotFound();
       if (clock.advance_token !== token) throw takenOver();
       const expired = await expireDueEsims(trx, clock, target);
-      const advanced: TestClockRecord = { ...clock, frozen_time: target, status: 'ready', advance_token: null, advance_to: null, advance_lease_until: null };
-      await testClockRepository.update(trx, clock.id, {
-        frozen_time: target,
-        status: 'ready',
-        advance_token: null,
-        advance_to: null,
-        advance_lease_until: null,
-      });
-      const answer = toPublicTestClock(advanced, now().getTime());
+      const advanced = { frozen_time: target, ...NO_ADVANCE };
+      await updateTestClockRow(trx, clock.id, advanced);
+      const answer = toPublicTestClock({ ...clock, ...advanced }, now().getTime());
       await recordIdempotentAnswer(trx, 200, answer);
       return { answer, expired };
     });
@@ -83,13 +77,8 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
 
 /** Every eSIM of the clock that expires by `target`: expired at its own `expires_at`, with its event dated then. */
 async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number): Promise<number> {
-  const due = await esimRepository.lockDueOnClock(trx, clock.id, target);
-  for (const esim of due) {
-    const at = expiryTimeOnClock(esim.expires_at ?? target, clock.frozen_time);
-    const expired: EsimRecord = { ...esim, state: 'expired', updated_at: at };
-    await esimRepository.update(trx, esim.id, { state: 'expired', updated_at: at });
-    await recordEsimEvents(trx, [{ kind: 'state', esim: expired, previous_state: esim.state }], clockInstant(at));
-  }
+  const due = await lockEsimsDueOnClock(trx, clock.id, target);
+  for (const esim of due) await moveEsim(trx, esim, 'expired', clockInstant(expiryTimeOnClock(esim.expires_at ?? target, clock.frozen_time)));
   return due.length;
 }
 
@@ -99,7 +88,7 @@ async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, tar
  */
 async function giveBack(deps: AdvanceTestClockDeps, id: string, token: string): Promise<void> {
   try {
-    await testClockRepository.releaseAdvance(deps.knex, id, token);
+    await releaseClockAdvance(deps.knex, id, token);
   } catch (error) {
     // The lease still ends the advance; the failure the caller gets matters more.
     deps.logger.warn({ err: error, testClock: id }, 'setting a test clock ready after a failed advance failed');

@@ -2,16 +2,16 @@ import { isApiError, type Esim, type EsimState, type Metadata } from '@connectiv
 import { recordIdempotentAnswer, recordIdempotentError } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
-import { esimRepository } from '../db/esim-repository.ts';
-import { terminationRepository } from '../db/termination-repository.ts';
+import { moveEsim } from '../db/esim-events.ts';
+import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
+import { clearTermination, recordTermination, terminationExists } from '../db/termination-repository.ts';
+import { esimTime } from '../db/test-clock-repository.ts';
 import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { mergeMetadata, sameMetadata } from '../domain/metadata.ts';
 import { planPatch } from '../domain/state-machine.ts';
-import { recordEsimEvents } from '../events/esim-events.ts';
-import { esimTime } from '../test-clocks/clock-time.ts';
 
-export interface ChangeStateDeps {
+export interface UpdateEsimDeps {
   knex: Knex;
   catalogue: CatalogueClient;
   now?: () => Date;
@@ -33,10 +33,6 @@ export interface EsimPatch {
   metadata?: Metadata | undefined;
 }
 
-/** PATCH /v1/esim/{id} with a state only. */
-export const changeState = (deps: ChangeStateDeps, caller: Caller, idOrIccid: string, to: EsimState): Promise<Esim> =>
-  updateEsim(deps, caller, idOrIccid, { state: to });
-
 /**
  * PATCH /v1/esim/{id}. The move is checked first without a lock (so a refused move never
  * reaches the supplier), the supplier is asked for a live suspend, resume or cancel outside any
@@ -55,10 +51,10 @@ export const changeState = (deps: ChangeStateDeps, caller: Caller, idOrIccid: st
  * again. If a concurrent PATCH or the sweeper expired the eSIM meanwhile, the cancel finds it
  * expired and answers it unchanged (the supplier's terminate is idempotent).
  */
-export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIccid: string, patch: EsimPatch): Promise<Esim> {
+export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid: string, patch: EsimPatch): Promise<Esim> {
   const now = deps.now ?? (() => new Date());
   const to = patch.state;
-  const seen = await esimRepository.find(deps.knex, idOrIccid);
+  const seen = await findEsim(deps.knex, idOrIccid);
   if (!seen) throw notFound();
   assertCanReach(seen, caller);
   const stateUnchanged = to === undefined || planPatch(seen.state, to, caller.environment).kind === 'unchanged';
@@ -66,13 +62,13 @@ export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIcci
 
   // A profile the supplier already terminated takes no further supplier call: the move below
   // records the cancel, and any other move is then refused from `expired`.
-  const terminated = seen.environment === 'live' && (await terminationRepository.exists(deps.knex, seen.id));
+  const terminated = seen.environment === 'live' && (await terminationExists(deps.knex, seen.id));
   const action = terminated || to === undefined || stateUnchanged ? undefined : supplierAction(seen, to);
   if (action) await deps.catalogue.profileAction(caller, seen.iccid, action);
-  if (action === 'terminate') await terminationRepository.record(deps.knex, seen.id, now().getTime());
+  if (action === 'terminate') await recordTermination(deps.knex, seen.id, now().getTime());
 
   const result = await deps.knex.transaction(async (trx) => {
-    const locked = await esimRepository.find(trx, seen.id, { lock: true });
+    const locked = await findEsim(trx, seen.id, { lock: true });
     if (!locked) throw notFound();
     // Real time, or the test clock's time for an eSIM on a clock.
     const at = await esimTime(trx, locked, now);
@@ -82,9 +78,9 @@ export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIcci
     // The supplier terminated the profile, or validity ended, and the sweeper has not come by
     // yet: the eSIM expires first (with its event, committed even if the requested change is
     // then refused), as it would a moment later.
-    const supplierTerminated = esim.environment === 'live' && (await terminationRepository.clear(trx, esim.id));
+    const supplierTerminated = esim.environment === 'live' && (await clearTermination(trx, esim.id));
     if (esim.state !== 'expired' && (supplierTerminated || isPastValidity(esim, seconds))) {
-      esim = await move(trx, esim, 'expired', at);
+      esim = await moveEsim(trx, esim, 'expired', at);
       moved = true;
     }
     // A state the eSIM was already in when read asks for no move: a concurrent move since then
@@ -103,10 +99,10 @@ export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIcci
     }
     if (metadata !== undefined && !sameMetadata(metadata, esim.metadata)) {
       esim = { ...esim, metadata, updated_at: seconds };
-      await esimRepository.update(trx, esim.id, { metadata, updated_at: seconds });
+      await updateEsimRow(trx, esim.id, { metadata, updated_at: seconds });
     }
     if (plan?.kind === 'move') {
-      esim = await move(trx, esim, plan.to, at);
+      esim = await moveEsim(trx, esim, plan.to, at);
       moved = true;
     }
     await recordIdempotentAnswer(trx, 200, toPublicEsim(esim));
@@ -114,12 +110,4 @@ export async function updateEsim(deps: ChangeStateDeps, caller: Caller, idOrIcci
   });
   if (result.refusal) throw result.refusal;
   return toPublicEsim(result.esim);
-}
-
-/** Moves the locked eSIM to `to` and writes the event of that state, in the caller's transaction. */
-async function move(trx: Knex.Transaction, esim: EsimRecord, to: EsimState, at: Date): Promise<EsimRecord> {
-  const updated: EsimRecord = { ...esim, state: to, updated_at: Math.floor(at.getTime() / 1000) };
-  await esimRepository.update(trx, esim.id, { state: updated.state, updated_at: updated.updated_at });
-  await recordEsimEvents(trx, [{ kind: 'state', esim: updated, previous_state: esim.state }], at);
-  return updated;
 }

@@ -2,18 +2,19 @@ import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@conn
 import { newId, oneStatement, recordIdempotentAnswerIn, signalWork, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
-import { accountRepository, defaultAccount } from '../db/account-repository.ts';
-import { esimRepository, isDuplicateIccid } from '../db/esim-repository.ts';
-import { orderRepository } from '../db/order-repository.ts';
-import { releaseRepository, RELEASES_SIGNAL } from '../db/release-repository.ts';
+import { debitAccount, findAccount } from '../db/account-repository.ts';
+import { addEsimEvents } from '../db/esim-events.ts';
+import { esimInsertion, isDuplicateIccid } from '../db/esim-repository.ts';
+import { orderInsertion } from '../db/order-repository.ts';
+import { insertRelease, RELEASES_SIGNAL } from '../db/release-repository.ts';
+import { findOwnedTestClock } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
+import { defaultAccount } from '../domain/account.ts';
 import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { initialMetadata, sortedMetadata } from '../domain/metadata.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../domain/order.ts';
-import { clockInstant } from '../domain/test-clock.ts';
-import { addEsimEvents } from '../events/esim-events.ts';
-import { assertOrderableClock, orderTimeOnClock } from '../test-clocks/clock-time.ts';
+import { assertSandboxCaller, clockInstant, testClockNotFound } from '../domain/test-clock.ts';
 
 export interface PlaceOrderDeps {
   knex: Knex;
@@ -52,7 +53,7 @@ export async function placeOrder(
   assertOrderable(bundle, caller.environment);
   const price = priceOrder(bundle, input.quantity, caller.environment);
   // Checked before buying profiles, so a refused order costs the supplier nothing.
-  if (live) assertCanPay((await accountRepository.find(deps.knex, caller.accountId)) ?? defaultAccount(caller.accountId, 0), price.total_cents);
+  if (live) assertCanPay((await findAccount(deps.knex, caller.accountId)) ?? defaultAccount(caller.accountId, 0), price.total_cents);
 
   for (let attempt = 1; ; attempt += 1) {
     const orderId = newId('order');
@@ -100,7 +101,7 @@ export async function placeOrder(
       const made = build(Math.floor(at.getTime() / 1000));
       const statement = oneStatement();
       statement.add(
-        orderRepository.insertion(db, {
+        orderInsertion(db, {
           id: orderId,
           account_id: caller.accountId,
           environment: caller.environment,
@@ -114,7 +115,7 @@ export async function placeOrder(
           created_at: made.order.created_at,
         }),
       );
-      statement.add(esimRepository.insertion(db, made.esims));
+      statement.add(esimInsertion(db, made.esims));
       addEsimEvents(
         statement,
         db,
@@ -141,14 +142,14 @@ export async function placeOrder(
               const at = clockId === null ? now() : clockInstant(await orderTimeOnClock(trx, caller, clockId));
               if (live) {
                 // The balance may have been spent since the check above: check again under the row lock.
-                const account = (await accountRepository.find(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
+                const account = (await findAccount(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
                 assertCanPay(account, price.total_cents);
-                await accountRepository.debit(trx, caller.accountId, price.total_cents, Math.floor(at.getTime() / 1000));
+                await debitAccount(trx, caller.accountId, price.total_cents, Math.floor(at.getTime() / 1000));
               }
               return write(trx, at);
             });
     } catch (error) {
-      if (live) await recordRelease(deps, caller, orderId, profiles, error);
+      if (live) await queueRelease(deps, caller, orderId, profiles, error);
       if (isDuplicateIccid(error)) {
         if (!live && attempt < SANDBOX_ATTEMPTS) continue;
         throw new ApiError('supplier_refused', { message: 'The supplier delivered a profile that is already in use; nothing was charged.' });
@@ -165,10 +166,10 @@ export async function placeOrder(
  * are written down durably for the release worker, which terminates them at the supplier with
  * retries; the caller still gets the transaction's error (nothing was charged).
  */
-async function recordRelease(deps: PlaceOrderDeps, caller: Caller, orderId: string, profiles: SuppliedProfile[], cause: unknown): Promise<void> {
+async function queueRelease(deps: PlaceOrderDeps, caller: Caller, orderId: string, profiles: SuppliedProfile[], cause: unknown): Promise<void> {
   const reason = cause instanceof ApiError ? cause.code : errorMessage(cause);
   try {
-    await releaseRepository.record(
+    await insertRelease(
       deps.knex,
       { order_reference: orderId, account_id: caller.accountId, iccids: profiles.map((p) => p.iccid), reason },
       (deps.now ?? (() => new Date()))().getTime(),
@@ -179,6 +180,23 @@ async function recordRelease(deps: PlaceOrderDeps, caller: Caller, orderId: stri
     // The database is failing too: only the log is left to tell the operator.
     deps.logger.error({ orderId, iccids: profiles.map((p) => p.iccid), reason, err: errorMessage(error) }, 'live order not recorded and its supplier profiles could not be queued for release');
   }
+}
+
+/** Checks `test_clock` of an order before anything is bought: a sandbox caller's own clock, not deleted. */
+async function assertOrderableClock(knex: Knex, caller: Caller, clockId: string): Promise<void> {
+  assertSandboxCaller(caller.environment, 'test_clock');
+  if (!(await findOwnedTestClock(knex, caller, clockId))) throw testClockNotFound('test_clock');
+}
+
+/**
+ * The time an order on a test clock is placed at: the clock's, read under a share lock held to
+ * the end of the order's transaction. An advance takes the clock's row lock, so it waits for the
+ * order to commit and then sees (and expires, when due) its eSIMs; an order never lands behind it.
+ */
+async function orderTimeOnClock(trx: Knex.Transaction, caller: Caller, clockId: string): Promise<number> {
+  const clock = await findOwnedTestClock(trx, caller, clockId, { lock: 'share' });
+  if (!clock) throw testClockNotFound('test_clock');
+  return clock.frozen_time;
 }
 
 async function findBundle(deps: PlaceOrderDeps, caller: Caller, name: string) {
