@@ -92,21 +92,17 @@ export async function esimPage(
 }
 
 /**
- * Locks up to `limit` eSIMs whose validity has ended and that are not expired yet. Rows another
- * sweeper holds are skipped, so two instances never expire the same eSIM twice. eSIMs on a test
- * clock live in the clock's time, not in real time: only an advance of their clock expires them.
+ * eSIMs whose validity has ended and that are not expired yet, oldest validity first: the expiry
+ * sweep's due rows (see `sweepDue`). eSIMs on a test clock live in the clock's time, not in real
+ * time: only an advance of their clock expires them.
  */
-export async function lockExpired(db: Knex, now: number, limit: number): Promise<EsimRecord[]> {
-  const rows = (await esims(db)
+export function esimsPastValidity(db: Knex, now: number): Knex.QueryBuilder {
+  return esims(db)
     .select('*')
     .whereNot('state', 'expired' satisfies EsimState)
     .andWhere('expires_at', '<=', now)
     .whereNull('test_clock')
-    .orderBy('expires_at')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()) as EsimRow[];
-  return rows.map(esimFromRow);
+    .orderBy('expires_at');
 }
 
 /**

@@ -1,6 +1,4 @@
 import type { Knex } from 'knex';
-import type { EsimRecord } from '../domain/esim.ts';
-import { esimFromRow, type EsimRow } from './esim-repository.ts';
 import { SCHEMA } from './schema.ts';
 
 // The fact "the supplier terminated this eSIM's profile", kept until the move to expired is recorded.
@@ -21,18 +19,14 @@ export async function clearTermination(trx: Knex.Transaction, esimId: string): P
 }
 
 /**
- * Locks up to `limit` eSIMs that have a termination fact (the eSIM row first, as a PATCH
- * does, so the two never deadlock); rows another transaction holds are skipped.
+ * eSIMs that have a termination fact, by id: the termination sweep's due rows (see `sweepDue`).
+ * The sweep locks the eSIM rows first, as a PATCH does, so the two never deadlock.
  */
-export async function lockTerminated(trx: Knex.Transaction, limit: number): Promise<EsimRecord[]> {
-  const rows = (await trx
+export function esimsTerminated(db: Knex): Knex.QueryBuilder {
+  return db
     .withSchema(SCHEMA)
     .from('esims')
     .select('*')
-    .whereIn('id', terminations(trx).select('esim_id'))
-    .orderBy('id')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()) as EsimRow[];
-  return rows.map(esimFromRow);
+    .whereIn('id', terminations(db).select('esim_id'))
+    .orderBy('id');
 }
