@@ -1,4 +1,5 @@
 import { ESIM_STATES, type Esim, type EsimState } from '@connectivity/contracts';
+import { NO_CLAIM } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { updateEsim } from '../src/use-cases/update-esim.ts';
@@ -243,7 +244,7 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
 
   it('expires first, then refuses any other move', async () => {
     const esim = await buyEsim(h, caller, 'esim_1GB_7D_US');
-    await expect(updateEsim(deps(), caller, esim.id, { state: 'installed' })).rejects.toMatchObject({
+    await expect(updateEsim(deps(), caller, esim.id, { state: 'installed' }, NO_CLAIM)).rejects.toMatchObject({
       code: 'invalid_state_transition',
     });
     expect((await h.get(caller, `/v1/esim/${esim.id}`)).body.state).toBe('expired');
@@ -252,7 +253,7 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
 
   it('takes a cancel as the expiry it is, with one event', async () => {
     const esim = await buyEsim(h, caller, 'esim_1GB_7D_US');
-    const result = await updateEsim(deps(), caller, esim.id, { state: 'expired' });
+    const result = await updateEsim(deps(), caller, esim.id, { state: 'expired' }, NO_CLAIM);
     expect(result.state).toBe('expired');
     expect(await eventTypesOf(h, esim.id, 2)).toEqual(['esim.released', 'esim.expired']);
   });

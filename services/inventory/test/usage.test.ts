@@ -1,4 +1,5 @@
 import type { Esim } from '@connectivity/contracts';
+import { NO_CLAIM } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordUsage } from '../src/use-cases/record-usage.ts';
@@ -117,7 +118,7 @@ describe('POST /internal/esims/{id}/usage', () => {
     const esim = await buyEsim(h, caller, 'esim_1GB_7D_US');
     await h.usage(caller, esim.id, 1);
     const eightDaysOn = () => new Date(Date.now() + 8 * 86_400_000);
-    await expect(recordUsage({ knex: h.db.knex, now: eightDaysOn }, caller, esim.id, 1_000)).rejects.toMatchObject({
+    await expect(recordUsage({ knex: h.db.knex, now: eightDaysOn }, caller, esim.id, 1_000, NO_CLAIM)).rejects.toMatchObject({
       code: 'invalid_parameter',
       param: 'esim',
     });

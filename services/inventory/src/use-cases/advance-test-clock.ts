@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type TestClock } from '@connectivity/contracts';
-import { recordIdempotentAnswer, type Logger } from '@connectivity/platform';
+import type { IdempotencyClaim, Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { moveEsim } from '../db/esim-events.ts';
 import { lockEsimsDueOnClock } from '../db/esim-repository.ts';
@@ -36,7 +36,7 @@ export interface AdvanceTestClockDeps extends TestClockDeps {
  * in behind the advance. If step 2 never commits (a crash), nothing of the advance happened: the
  * lease runs out, the clock reads `ready` at its old time, and the next advance takes it over.
  */
-export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Caller, id: string, target: number): Promise<TestClock> {
+export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Caller, id: string, target: number, claim: IdempotencyClaim): Promise<TestClock> {
   assertSandboxCaller(caller.environment);
   const now = deps.now ?? (() => new Date());
   const token = randomUUID();
@@ -64,7 +64,7 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
       const advanced = { frozen_time: target, ...NO_ADVANCE };
       await updateTestClockRow(trx, clock.id, advanced);
       const answer = toPublicTestClock({ ...clock, ...advanced }, now().getTime());
-      await recordIdempotentAnswer(trx, 200, answer);
+      await claim.record(trx, 200, answer);
       return { answer, expired };
     });
     deps.logger.info({ testClock: id, frozenTime: target, expired }, 'advanced a test clock');

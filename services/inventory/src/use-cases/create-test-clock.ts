@@ -1,5 +1,5 @@
 import type { TestClock } from '@connectivity/contracts';
-import { answerInTransaction, newId } from '@connectivity/platform';
+import { newId, type IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { insertTestClock } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
@@ -11,7 +11,12 @@ export interface TestClockDeps {
 }
 
 /** POST /v1/test/clocks: a clock frozen at `frozen_time` (default now); the answer commits with it. */
-export async function createTestClock(deps: TestClockDeps, caller: Caller, input: { frozen_time?: number | undefined; name?: string | undefined }): Promise<TestClock> {
+export async function createTestClock(
+  deps: TestClockDeps,
+  caller: Caller,
+  input: { frozen_time?: number | undefined; name?: string | undefined },
+  claim: IdempotencyClaim,
+): Promise<TestClock> {
   assertSandboxCaller(caller.environment);
   const nowMs = (deps.now ?? (() => new Date()))().getTime();
   const seconds = Math.floor(nowMs / 1000);
@@ -28,7 +33,7 @@ export async function createTestClock(deps: TestClockDeps, caller: Caller, input
     created_at: seconds,
     deleted_at: null,
   };
-  return answerInTransaction(deps.knex, 201, async (trx) => {
+  return claim.answerInTransaction(deps.knex, 201, async (trx) => {
     await insertTestClock(trx, clock);
     return toPublicTestClock(clock, nowMs);
   });

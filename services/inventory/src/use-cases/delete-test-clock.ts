@@ -1,5 +1,5 @@
 import type { DeletedTestClock } from '@connectivity/contracts';
-import { answerInTransaction } from '@connectivity/platform';
+import type { IdempotencyClaim } from '@connectivity/platform';
 import { findOwnedTestClock, updateTestClockRow } from '../db/test-clock-repository.ts';
 import type { Caller } from '../domain/access.ts';
 import { assertSandboxCaller, NO_ADVANCE, testClockNotFound } from '../domain/test-clock.ts';
@@ -10,10 +10,10 @@ import type { TestClockDeps } from './create-test-clock.ts';
  * `test_clock` and stay at its last time for good (never expired by time, their changes dated
  * then). An advance under way loses: it finds the clock deleted and commits nothing.
  */
-export async function deleteTestClock(deps: TestClockDeps, caller: Caller, id: string): Promise<DeletedTestClock> {
+export async function deleteTestClock(deps: TestClockDeps, caller: Caller, id: string, claim: IdempotencyClaim): Promise<DeletedTestClock> {
   assertSandboxCaller(caller.environment);
   const seconds = Math.floor((deps.now ?? (() => new Date()))().getTime() / 1000);
-  return answerInTransaction(deps.knex, 200, async (trx) => {
+  return claim.answerInTransaction(deps.knex, 200, async (trx) => {
     const clock = await findOwnedTestClock(trx, caller, id, { lock: 'update' });
     if (!clock) throw testClockNotFound();
     await updateTestClockRow(trx, clock.id, { deleted_at: seconds, ...NO_ADVANCE });

@@ -1,5 +1,5 @@
 import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, oneStatement, recordIdempotentAnswerIn, signalWork, type Logger, type StatementBatcher } from '@connectivity/platform';
+import { newId, oneStatement, signalWork, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { debitAccount, findAccount } from '../db/account-repository.ts';
@@ -41,6 +41,7 @@ export async function placeOrder(
   deps: PlaceOrderDeps,
   caller: Caller,
   input: { bundle: string; quantity: number; metadata?: Metadata | undefined; test_clock?: string | undefined },
+  claim: IdempotencyClaim,
 ): Promise<Order> {
   const now = deps.now ?? (() => new Date());
   const live = caller.environment === 'live';
@@ -123,7 +124,7 @@ export async function placeOrder(
         at,
       );
       // The answer commits with the order: a retry with the same key gets this order back.
-      recordIdempotentAnswerIn(statement, db, 201, made.order);
+      claim.recordIn(statement, db, 201, made.order);
       // Its writes are inserts and the update of its own claim: it may share a statement with
       // other orders' (no row is written by two of them).
       await (deps.orders && !db.isTransaction ? deps.orders.run(statement) : statement.run(db));

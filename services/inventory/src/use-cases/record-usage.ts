@@ -1,5 +1,5 @@
 import type { Esim } from '@connectivity/contracts';
-import { recordIdempotentAnswer, recordIdempotentError } from '@connectivity/platform';
+import type { IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { moveEsim, recordEsimEvents } from '../db/esim-events.ts';
 import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
@@ -17,7 +17,7 @@ export interface RecordUsageDeps {
  * POST /internal/esims/{id}/usage: applies usage under the row lock and writes the events of
  * every consequence (install, activation, thresholds, expiry) in the same transaction.
  */
-export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIccid: string, bytes: number): Promise<Esim> {
+export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIccid: string, bytes: number, claim: IdempotencyClaim): Promise<Esim> {
   const now = deps.now ?? (() => new Date());
   const result = await deps.knex.transaction(async (trx) => {
     const esim = await findEsim(trx, idOrIccid, { lock: true });
@@ -32,7 +32,7 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
     if (isPastValidity(esim, seconds)) {
       const expired = await moveEsim(trx, esim, 'expired', at);
       const refusal = usageRefused('expired');
-      await recordIdempotentError(trx, refusal);
+      await claim.recordError(trx, refusal);
       return { esim: expired, refusal };
     }
     const outcome = applyUsage({ ...esim, updated_at: seconds }, bytes);
@@ -41,7 +41,7 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
     // Each step of the usage is one change, announced in order.
     await recordEsimEvents(trx, outcome.steps, at);
     // The usage and its answer commit together: a retried call adds no usage twice.
-    await recordIdempotentAnswer(trx, 200, toPublicEsim(outcome.esim));
+    await claim.record(trx, 200, toPublicEsim(outcome.esim));
     return { esim: outcome.esim, refusal: undefined };
   });
   if (result.refusal) throw result.refusal;

@@ -1,5 +1,5 @@
 import { isApiError, type Esim, type EsimState, type Metadata } from '@connectivity/contracts';
-import { recordIdempotentAnswer, recordIdempotentError } from '@connectivity/platform';
+import type { IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
 import { moveEsim } from '../db/esim-events.ts';
@@ -51,7 +51,7 @@ export interface EsimPatch {
  * again. If a concurrent PATCH or the sweeper expired the eSIM meanwhile, the cancel finds it
  * expired and answers it unchanged (the supplier's terminate is idempotent).
  */
-export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid: string, patch: EsimPatch): Promise<Esim> {
+export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid: string, patch: EsimPatch, claim: IdempotencyClaim): Promise<Esim> {
   const now = deps.now ?? (() => new Date());
   const to = patch.state;
   const seen = await findEsim(deps.knex, idOrIccid);
@@ -94,7 +94,7 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
     } catch (error) {
       if (!moved || !isApiError(error)) throw error;
       // The expiry commits, and so does the refusal that answers this request.
-      await recordIdempotentError(trx, error);
+      await claim.recordError(trx, error);
       return { esim, moved, refusal: error };
     }
     if (metadata !== undefined && !sameMetadata(metadata, esim.metadata)) {
@@ -105,7 +105,7 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
       esim = await moveEsim(trx, esim, plan.to, at);
       moved = true;
     }
-    await recordIdempotentAnswer(trx, 200, toPublicEsim(esim));
+    await claim.record(trx, 200, toPublicEsim(esim));
     return { esim, moved, refusal: undefined };
   });
   if (result.refusal) throw result.refusal;
