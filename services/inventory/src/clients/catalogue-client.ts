@@ -1,6 +1,5 @@
 import { internalContract, internalSupplyContract, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
-import { createInternalClient, UpstreamFailure, type Logger } from '@connectivity/platform';
-import type { Caller } from '../domain/access.ts';
+import { createInternalClient, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
 import { createSandboxStock } from './sandbox-stock.ts';
 
 /** What inventory may ask the supplier to do to a live profile; `terminate` ends it for good. */

@@ -1,5 +1,5 @@
 import type { SuppliedProfile } from '@connectivity/contracts';
-import type { Caller } from '../domain/access.ts';
+import type { Caller } from '@connectivity/platform';
 
 export interface SandboxStockOptions {
   /** Profiles asked for per call; the stock is topped up when it falls under half of this. */

@@ -1,11 +1,5 @@
 import { ApiError, type Environment } from '@connectivity/contracts';
-
-export interface Caller {
-  accountId: string;
-  environment: Environment;
-  /** The API key of the request; absent when the service acts on its own. */
-  keyId?: string;
-}
+import type { Caller } from '@connectivity/platform';
 
 /**
  * The test/live boundary on one resource: another account's resource does not exist for the

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { contract } from '@connectivity/contracts';
-import { claimOf, getIdentity, type CursorCodec } from '@connectivity/platform';
+import { claimOf, getCaller, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import { chooseQrMediaType } from '../domain/qr-code.ts';
 import { getEsim } from '../use-cases/get-esim.ts';
@@ -16,13 +16,13 @@ export type EsimRoutesDeps = PlaceOrderDeps & UpdateEsimDeps & { cursors: Cursor
 /** The public eSIM routes: buy, list, read, change state or metadata, QR code. */
 export function esimRouter(deps: EsimRoutesDeps) {
   return s.router(contract.esim, {
-    createEsim: async ({ body, res }) => ({ status: 201, body: await placeOrder(deps, getIdentity(res), body, claimOf(res)) }),
-    listEsims: async ({ query, res }) => ({ status: 200, body: await listEsims(deps.knex, deps.cursors, getIdentity(res), query) }),
-    getEsim: async ({ params, res }) => ({ status: 200, body: await getEsim(deps.knex, getIdentity(res), params.id) }),
-    updateEsim: async ({ params, body, res }) => ({ status: 200, body: await updateEsim(deps, getIdentity(res), params.id, body, claimOf(res)) }),
+    createEsim: async ({ body, res }) => ({ status: 201, body: await placeOrder(deps, getCaller(res), body, claimOf(res)) }),
+    listEsims: async ({ query, res }) => ({ status: 200, body: await listEsims(deps.knex, deps.cursors, getCaller(res), query) }),
+    getEsim: async ({ params, res }) => ({ status: 200, body: await getEsim(deps.knex, getCaller(res), params.id) }),
+    updateEsim: async ({ params, body, res }) => ({ status: 200, body: await updateEsim(deps, getCaller(res), params.id, body, claimOf(res)) }),
     getEsimQrCode: async ({ params, req, res }) => {
       const type = chooseQrMediaType(req.get('accept'));
-      const image = await getEsimQrCode(deps.knex, getIdentity(res), params.id, type);
+      const image = await getEsimQrCode(deps.knex, getCaller(res), params.id, type);
       res.setHeader('content-type', type);
       res.setHeader('content-length', String(image.length));
       res.setHeader('vary', 'Accept');

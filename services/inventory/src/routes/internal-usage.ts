@@ -1,5 +1,5 @@
 import { internalContract } from '@connectivity/contracts';
-import { claimOf, getIdentity } from '@connectivity/platform';
+import { claimOf, getCaller } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import { recordUsage, type RecordUsageDeps } from '../use-cases/record-usage.ts';
 
@@ -10,7 +10,7 @@ export function internalUsageRouter(deps: RecordUsageDeps) {
   return s.router(internalContract.inventory, {
     recordUsage: async ({ params, body, res }) => ({
       status: 200,
-      body: await recordUsage(deps, getIdentity(res), params.id, body.bytes, claimOf(res)),
+      body: await recordUsage(deps, getCaller(res), params.id, body.bytes, claimOf(res)),
     }),
   });
 }

@@ -1,5 +1,5 @@
 import { contract, isApiError } from '@connectivity/contracts';
-import { claimOf, getIdentity, type CursorCodec } from '@connectivity/platform';
+import { claimOf, getCaller, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import type { Response } from 'express';
 import { advanceTestClock, type AdvanceTestClockDeps } from '../use-cases/advance-test-clock.ts';
@@ -15,13 +15,13 @@ export type TestClockRoutesDeps = AdvanceTestClockDeps & { cursors: CursorCodec 
 /** The public test clock routes: create, list, read, delete, advance. */
 export function testClockRouter(deps: TestClockRoutesDeps) {
   return s.router(contract.testClocks, {
-    createTestClock: async ({ body, res }) => ({ status: 201, body: await createTestClock(deps, getIdentity(res), body ?? {}, claimOf(res)) }),
-    listTestClocks: async ({ query, res }) => ({ status: 200, body: await listTestClocks(deps.knex, deps.cursors, getIdentity(res), query) }),
-    getTestClock: async ({ params, res }) => ({ status: 200, body: await getTestClock(deps.knex, getIdentity(res), params.id) }),
-    deleteTestClock: async ({ params, res }) => ({ status: 200, body: await deleteTestClock(deps, getIdentity(res), params.id, claimOf(res)) }),
+    createTestClock: async ({ body, res }) => ({ status: 201, body: await createTestClock(deps, getCaller(res), body ?? {}, claimOf(res)) }),
+    listTestClocks: async ({ query, res }) => ({ status: 200, body: await listTestClocks(deps.knex, deps.cursors, getCaller(res), query) }),
+    getTestClock: async ({ params, res }) => ({ status: 200, body: await getTestClock(deps.knex, getCaller(res), params.id) }),
+    deleteTestClock: async ({ params, res }) => ({ status: 200, body: await deleteTestClock(deps, getCaller(res), params.id, claimOf(res)) }),
     advanceTestClock: async ({ params, body, res }) => {
       try {
-        return { status: 200, body: await advanceTestClock(deps, getIdentity(res), params.id, body.frozen_time, claimOf(res)) };
+        return { status: 200, body: await advanceTestClock(deps, getCaller(res), params.id, body.frozen_time, claimOf(res)) };
       } catch (error) {
         retryLaterIfAdvancing(res, error);
         throw error;

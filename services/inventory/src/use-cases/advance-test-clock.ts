@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type TestClock } from '@connectivity/contracts';
-import type { IdempotencyClaim, Logger } from '@connectivity/platform';
+import type { Caller, IdempotencyClaim, Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { moveEsim } from '../db/esim-events.ts';
 import { lockEsimsDueOnClock } from '../db/esim-repository.ts';
 import { findOwnedTestClock, releaseClockAdvance, updateTestClockRow } from '../db/test-clock-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import {
   ADVANCE_LEASE_MS,
   assertCanAdvance,

@@ -1,8 +1,7 @@
 import type { TestClock } from '@connectivity/contracts';
-import { newId, type IdempotencyClaim } from '@connectivity/platform';
+import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { insertTestClock } from '../db/test-clock-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import { assertSandboxCaller, toPublicTestClock, type TestClockRecord } from '../domain/test-clock.ts';
 
 export interface TestClockDeps {

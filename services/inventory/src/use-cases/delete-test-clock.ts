@@ -1,7 +1,6 @@
 import type { DeletedTestClock } from '@connectivity/contracts';
-import type { IdempotencyClaim } from '@connectivity/platform';
+import type { Caller, IdempotencyClaim } from '@connectivity/platform';
 import { findOwnedTestClock, updateTestClockRow } from '../db/test-clock-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import { assertSandboxCaller, NO_ADVANCE, testClockNotFound } from '../domain/test-clock.ts';
 import type { TestClockDeps } from './create-test-clock.ts';
 

@@ -1,6 +1,6 @@
 import { ApiError, type QrCodeMediaType } from '@connectivity/contracts';
+import type { Caller } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import type { Caller } from '../domain/access.ts';
 import { renderQrCode } from '../domain/render-qr-code.ts';
 import { findReachableEsim } from './get-esim.ts';
 

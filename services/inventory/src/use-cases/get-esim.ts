@@ -1,7 +1,8 @@
 import type { Esim } from '@connectivity/contracts';
+import type { Caller } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { findEsim } from '../db/esim-repository.ts';
-import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
+import { assertCanReach, notFound } from '../domain/access.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 
 /** The eSIM named by id or ICCID, within the caller's reach (404 for another account's, 403 across environments). */

@@ -1,7 +1,7 @@
 import type { TestClock } from '@connectivity/contracts';
+import type { Caller } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import { assertSandboxCaller, testClockNotFound, toPublicTestClock } from '../domain/test-clock.ts';
 
 /** GET /v1/test/clocks/{id}: the caller's clock; another account's, or a deleted one, is not found. */

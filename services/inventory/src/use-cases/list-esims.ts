@@ -1,9 +1,8 @@
 import type { Esim, List, Metadata } from '@connectivity/contracts';
-import { toPage, type CursorCodec } from '@connectivity/platform';
+import { toPage, type Caller, type CursorCodec } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { esimPage } from '../db/esim-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import { toPublicEsim } from '../domain/esim.ts';
 import { sortedMetadata } from '../domain/metadata.ts';
 

@@ -1,9 +1,8 @@
 import type { List, TestClock } from '@connectivity/contracts';
-import { toPage, type CursorCodec } from '@connectivity/platform';
+import { toPage, type Caller, type CursorCodec } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { testClockPage } from '../db/test-clock-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import { assertSandboxCaller, toPublicTestClock } from '../domain/test-clock.ts';
 
 const positionSchema = z.object({ created_at: z.number().int(), id: z.string().min(1) });

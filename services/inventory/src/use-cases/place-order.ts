@@ -1,5 +1,5 @@
 import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, oneStatement, signalWork, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
+import { newId, oneStatement, signalWork, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { debitAccount, findAccount } from '../db/account-repository.ts';
@@ -8,7 +8,6 @@ import { esimInsertion, isDuplicateIccid } from '../db/esim-repository.ts';
 import { orderInsertion } from '../db/order-repository.ts';
 import { insertRelease, RELEASES_SIGNAL } from '../db/release-repository.ts';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
-import type { Caller } from '../domain/access.ts';
 import { defaultAccount } from '../domain/account.ts';
 import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';

@@ -1,10 +1,10 @@
 import type { Esim } from '@connectivity/contracts';
-import type { IdempotencyClaim } from '@connectivity/platform';
+import type { Caller, IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { moveEsim, recordEsimEvents } from '../db/esim-events.ts';
 import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
-import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
+import { assertCanReach, notFound } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim } from '../domain/esim.ts';
 import { applyUsage, usageRefused } from '../domain/usage.ts';
 

@@ -1,12 +1,12 @@
 import { isApiError, type Esim, type EsimState, type Metadata } from '@connectivity/contracts';
-import type { IdempotencyClaim } from '@connectivity/platform';
+import type { Caller, IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
 import { moveEsim } from '../db/esim-events.ts';
 import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
 import { clearTermination, recordTermination, terminationExists } from '../db/termination-repository.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
-import { assertCanReach, notFound, type Caller } from '../domain/access.ts';
+import { assertCanReach, notFound } from '../domain/access.ts';
 import { isPastValidity, toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { mergeMetadata, sameMetadata } from '../domain/metadata.ts';
 import { planPatch } from '../domain/state-machine.ts';

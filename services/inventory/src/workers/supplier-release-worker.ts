@@ -1,5 +1,5 @@
 import { isApiError } from '@connectivity/contracts';
-import { startPoller, type Logger } from '@connectivity/platform';
+import { startPoller, type Caller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { recordedIccids } from '../db/esim-repository.ts';
@@ -39,7 +39,7 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
   const leaseMs = Math.max(options.retryBaseMs, 60_000);
 
   async function release(item: DueRelease): Promise<void> {
-    const caller = { accountId: item.account_id, environment: 'live' as const };
+    const caller: Caller = { accountId: item.account_id, environment: 'live' };
     // A profile an eSIM of ours holds is in use (the supplier handed out a duplicate): never end it.
     const recorded = await recordedIccids(options.knex, item.iccids);
     try {
