@@ -1,5 +1,5 @@
 import { internalContract, internalSupplyContract, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
-import { createInternalClient, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
+import { createInternalClient, errorMessage, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
 import { createSandboxStock } from './sandbox-stock.ts';
 
 /** What inventory may ask the supplier to do to a live profile; `terminate` ends it for good. */
@@ -53,7 +53,7 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
     block: SANDBOX_STOCK_BLOCK,
     fetch: (caller, bundle, count) =>
       guarded(async () => (await client.call(internalSupplyContract.stockSandboxProfiles, { body: { bundle, count }, identity: caller })).profiles),
-    onTopUpFailed: (error) => options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'sandbox profile stock not topped up; the next order asks again'),
+    onTopUpFailed: (error) => options.logger.warn({ err: errorMessage(error) }, 'sandbox profile stock not topped up; the next order asks again'),
   });
 
   async function guarded<T>(call: () => Promise<T>): Promise<T> {

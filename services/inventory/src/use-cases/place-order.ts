@@ -1,5 +1,5 @@
 import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { newId, oneStatement, signalWork, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
+import { errorMessage, newId, oneStatement, signalWork, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { debitAccount, findAccount } from '../db/account-repository.ts';
@@ -222,5 +222,3 @@ async function supply(deps: PlaceOrderDeps, caller: Caller, input: { reference: 
   }
   return profiles;
 }
-
-const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,5 +1,5 @@
 import { isApiError } from '@connectivity/contracts';
-import { startPoller, type Caller, type Logger } from '@connectivity/platform';
+import { errorMessage, startPoller, type Caller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { recordedIccids } from '../db/esim-repository.ts';
@@ -47,7 +47,7 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
         if (!recorded.has(iccid)) await options.catalogue.profileAction(caller, iccid, 'terminate');
       }
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       if (isApiError(error) && error.code === 'capability_not_orderable') {
         await finishRelease(options.knex, item.order_reference, 'abandoned', now(), message);
         options.logger.error({ orderId: item.order_reference, err: message }, 'the supplier cannot release the profiles of an unrecorded order');
