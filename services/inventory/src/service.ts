@@ -1,5 +1,6 @@
 import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, startOutboxRelay, type ServiceDefinition } from '@connectivity/platform';
-import { catalogueClientFromConfig, createApp, type AppDeps } from './app.ts';
+import { createApp, type AppDeps } from './app.ts';
+import { createCatalogueClient } from './clients/catalogue-client.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
@@ -11,7 +12,16 @@ export const inventoryService: ServiceDefinition<Config, AppDeps> = {
   name: 'inventory',
   migrations,
   loadConfig,
-  context: (runtime, config) => ({ ...runtime, config }),
+  context: (runtime, config) => ({
+    ...runtime,
+    config,
+    catalogue: createCatalogueClient({
+      baseUrl: config.CATALOGUE_URL,
+      internalToken: config.INTERNAL_TOKEN ?? '',
+      timeoutMs: config.CATALOGUE_TIMEOUT_MS,
+      logger: runtime.logger,
+    }),
+  }),
   app: createApp,
   workers: [
     {
@@ -24,10 +34,10 @@ export const inventoryService: ServiceDefinition<Config, AppDeps> = {
     },
     {
       name: 'supplier releases',
-      start: ({ db, config, logger }) =>
+      start: ({ db, catalogue, config, logger }) =>
         startSupplierReleaseWorker({
           knex: db.knex,
-          catalogue: catalogueClientFromConfig(config, logger),
+          catalogue,
           logger,
           intervalMs: config.RELEASE_POLL_INTERVAL_MS,
           retryBaseMs: config.RELEASE_RETRY_BASE_MS,
