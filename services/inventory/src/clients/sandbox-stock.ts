@@ -23,11 +23,10 @@ const MAX_WAITS = 3;
  * Sandbox profiles are made up by catalogue's simulated supplier, bought from no one and recorded
  * nowhere, so a profile made a minute before its order is the same as one made for it. inventory
  * keeps a stock per bundle and hands profiles out to sandbox orders: one call to catalogue per
- * `block / 2` orders or so instead of one per order (that call was an eighth of an order's CPU
- * over the whole stack). The stock is topped up in the background when it falls under half a
- * block; an order that finds too few waits for the top-up and gets its failure, as it got the
- * failure of its own call before. What is left in stock is dropped with the process: it cost
- * nothing. Live orders never use it: each buys its own profiles, idempotent on the order id.
+ * `block / 2` orders or so instead of one per order. The stock is topped up in the background
+ * when it falls under half a block; an order that finds too few waits for the top-up and gets its
+ * failure. What is left in stock is dropped with the process: it cost nothing. Live orders never
+ * use it: each buys its own profiles, idempotent on the order id.
  */
 export function createSandboxStock(options: SandboxStockOptions): SandboxStock {
   const shelves = new Map<string, { profiles: SuppliedProfile[]; topUp: Promise<void> | undefined }>();
