@@ -1,32 +1,25 @@
 import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, tsRestOptions, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, tsRestOptions } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
-import type { CatalogueClient } from './clients/catalogue-client.ts';
-import type { Config } from './config.ts';
 import { SCHEMA } from './db/schema.ts';
 import { esimRouter } from './routes/esims.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { testClockRouter } from './routes/test-clocks.ts';
-
-/** What the app and the workers share, built once by the service's `context`. */
-export interface AppDeps extends ServiceRuntime {
-  config: Config;
-  catalogue: CatalogueClient;
-}
+import type { InventoryContext } from './service.ts';
 
 /** The inventory HTTP app; never listens, so tests drive it with supertest. */
-export function createApp(deps: AppDeps): Express {
-  const { config, logger, catalogue } = deps;
-  const knex = deps.db.knex;
+export function createApp(context: InventoryContext): Express {
+  const { config, logger, catalogue } = context;
+  const knex = context.db.knex;
   const cursors = createCursorCodec(config.CURSOR_SECRET);
   // Sandbox orders that arrive while one is being written share the next statement.
   const orders = statementBatcher(knex, { name: 'sandbox orders', max: 16 });
 
   return createServiceApp({
-    ...serviceFrame(deps),
+    ...serviceFrame(context),
     idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
       createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors, orders }), app, tsRestOptions);

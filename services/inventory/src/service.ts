@@ -1,27 +1,42 @@
-import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, startOutboxRelay, type ServiceDefinition } from '@connectivity/platform';
-import { createApp, type AppDeps } from './app.ts';
-import { createCatalogueClient } from './clients/catalogue-client.ts';
+import {
+  IDEMPOTENCY_TABLE,
+  idempotencyStore,
+  startIdempotencyPurge,
+  startOutboxRelay,
+  type ServiceDefinition,
+  type ServiceRuntime,
+} from '@connectivity/platform';
+import { createApp } from './app.ts';
+import { createCatalogueClient, type CatalogueClient } from './clients/catalogue-client.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
 import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
 
+/** What inventory's app and workers share. */
+export interface InventoryContext extends ServiceRuntime {
+  config: Config;
+  /** catalogue's internal API: bundles, profiles and live supply. */
+  catalogue: CatalogueClient;
+}
+
+export function createContext(runtime: ServiceRuntime, config: Config): InventoryContext {
+  const catalogue = createCatalogueClient({
+    baseUrl: config.CATALOGUE_URL,
+    internalToken: config.INTERNAL_TOKEN ?? '',
+    timeoutMs: config.CATALOGUE_TIMEOUT_MS,
+    logger: runtime.logger,
+  });
+  return { ...runtime, config, catalogue };
+}
+
 /** inventory: the eSIM routes; in the background its outbox relay, expiry sweeper, supplier releases and idempotency purge. */
-export const inventoryService: ServiceDefinition<Config, AppDeps> = {
+export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
   name: 'inventory',
   migrations,
   loadConfig,
-  context: (runtime, config) => ({
-    ...runtime,
-    config,
-    catalogue: createCatalogueClient({
-      baseUrl: config.CATALOGUE_URL,
-      internalToken: config.INTERNAL_TOKEN ?? '',
-      timeoutMs: config.CATALOGUE_TIMEOUT_MS,
-      logger: runtime.logger,
-    }),
-  }),
+  context: createContext,
   app: createApp,
   workers: [
     {
