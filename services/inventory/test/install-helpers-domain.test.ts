@@ -2,7 +2,7 @@ import { appleInstallUrl, isApiError } from '@connectivity/contracts';
 import { describe, expect, it } from 'vitest';
 import { toPublicEsim, type EsimRecord } from '../src/domain/esim.ts';
 import { initialMetadata, mergeMetadata, sameMetadata, sortedMetadata } from '../src/domain/metadata.ts';
-import { chooseQrMediaType } from '../src/domain/qr-code.ts';
+import { chooseQrMediaType } from '../src/domain/qr-media-type.ts';
 
 describe('apple_install_url', () => {
   it('is Apple’s provisioning link with the activation code URL-encoded, or null without a code', () => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { contract } from '@connectivity/contracts';
 import { claimOf, getCaller, type CursorCodec } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
-import { chooseQrMediaType } from '../domain/qr-code.ts';
+import { chooseQrMediaType } from '../domain/qr-media-type.ts';
 import { getEsim } from '../use-cases/get-esim.ts';
 import { getEsimQrCode } from '../use-cases/get-esim-qr-code.ts';
 import { listEsims } from '../use-cases/list-esims.ts';
