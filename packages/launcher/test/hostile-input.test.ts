@@ -186,4 +186,13 @@ describe('hostile input through the gateway', () => {
     expect(await orders()).toBe(before);
     expect((await api('GET', `/v1/esim/${esimId}`)).status).toBe(200);
   });
+
+  test('a path that is not valid percent-encoding is 400 invalid_parameter, with a key or as a person without one', async () => {
+    for (const path of ['/v1/errors/%', '/v1/errors/%zz', '/v1/errors/%E0%A4%A']) {
+      const keyed = await api('GET', path);
+      expectError(keyed, 400, 'invalid_parameter', 'path');
+      const person = await fetch(`${stack.composition.gatewayUrl}${path}`, { headers: { accept: 'text/html' } });
+      expect(person.status, path).toBe(400);
+    }
+  });
 });

@@ -33,6 +33,17 @@ function fromBodyParser(error: BodyParserError): ApiError | undefined {
 }
 
 /**
+ * Errors express's router raises itself: a path parameter that is not valid percent-encoding
+ * (`/v1/errors/%zz`) fails to decode with a URIError marked 400. It is the caller's mistake.
+ */
+function fromRouter(error: Error & { status?: number }): ApiError | undefined {
+  if (error instanceof URIError && error.status === 400) {
+    return new ApiError('invalid_parameter', { param: 'path', message: 'The path is not valid percent-encoding.' });
+  }
+  return undefined;
+}
+
+/**
  * The one place an error becomes a response: the spec's error object, never a stack trace and
  * never a bare 500. Unknown errors are logged (with the request id, by the logger's mixin) and
  * answered as `internal_error`.
@@ -55,7 +66,7 @@ export function errorHandler(options: { baseUrl: string; logger: Logger }): Erro
       if (isApiError(error)) {
         apiError = error;
       } else {
-        apiError = (error instanceof Error && fromBodyParser(error)) || new ApiError('internal_error');
+        apiError = (error instanceof Error && (fromBodyParser(error) ?? fromRouter(error))) || new ApiError('internal_error');
         if (apiError.code === 'internal_error') options.logger.error({ err: error }, 'unhandled error');
       }
       if (apiError.retryAfter !== undefined && !res.hasHeader('retry-after')) res.setHeader('Retry-After', apiError.retryAfter);
