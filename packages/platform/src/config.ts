@@ -23,6 +23,15 @@ const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 /** An optional URL-ish variable where an empty string means "unset". */
 export const optionalUrl = z.preprocess(emptyToUndefined, z.string().url().optional());
 
+/** One URL or a comma-separated list of them (every server of a cluster); empty means unset. */
+export const optionalUrlList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .refine((value) => value.split(',').every((part) => URL.canParse(part.trim())), 'must be a URL or a comma-separated list of URLs')
+    .optional(),
+);
+
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /** The variables every process of the service shares. */
@@ -31,8 +40,17 @@ export const commonConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** PostgreSQL; unset = the embedded PGlite under DATA_DIR. */
   DATABASE_URL: optionalUrl,
-  /** NATS with JetStream; unset = the in-process bus (embedded mode only). */
-  NATS_URL: optionalUrl,
+  /**
+   * NATS with JetStream, one server or every server of a cluster (comma-separated, so a process
+   * starts while any one of them is up); unset = the in-process bus (embedded mode only).
+   */
+  NATS_URL: optionalUrlList,
+  /**
+   * Copies JetStream keeps of the event streams (3 on a three-server cluster, so losing a server
+   * loses nothing). Set: streams are created with it, and existing ones brought to it at start.
+   * Unset: created with one, and an existing stream's count left as an operator set it.
+   */
+  NATS_STREAM_REPLICAS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(5).optional()),
   /**
    * The names this deployment uses on NATS, so several deployments can share one server: the
    * stream (dead letters go to `<stream>_DEAD`), a prefix for every subject (dot-terminated

@@ -21,6 +21,14 @@ describe('parseConfig', () => {
     }
   });
 
+  test('NATS_URL takes one server or every server of a cluster; NATS_STREAM_REPLICAS a small count', () => {
+    const cluster = 'nats://nats-1:4222,nats://nats-2:4222, nats://nats-3:4222';
+    expect(parseConfig(commonConfigSchema, { NATS_URL: cluster, NATS_STREAM_REPLICAS: '3' })).toMatchObject({ NATS_URL: cluster, NATS_STREAM_REPLICAS: 3 });
+    expect(parseConfig(commonConfigSchema, { NATS_STREAM_REPLICAS: '' }).NATS_STREAM_REPLICAS).toBeUndefined();
+    expect(() => parseConfig(commonConfigSchema, { NATS_URL: 'nats://nats-1:4222,nats-2' })).toThrowError(/NATS_URL/);
+    expect(() => parseConfig(commonConfigSchema, { NATS_STREAM_REPLICAS: '7' })).toThrowError(/NATS_STREAM_REPLICAS/);
+  });
+
   test('a service config generates an internal token only in the embedded mode', () => {
     const schema = serviceConfigSchema(8081);
     const embedded = loadServiceConfig(schema, {});

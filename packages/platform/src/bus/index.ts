@@ -18,6 +18,8 @@ export interface CreateBusOptions {
   streamName?: string;
   subjectPrefix?: string;
   durablePrefix?: string;
+  /** Copies of each stream JetStream keeps; unset: one for a new stream, an existing one's left alone. */
+  replicas?: number;
   /** Connection name shown by the NATS server, e.g. the service name. */
   name?: string;
   /** Failures the JetStream bus recovers from by itself, for logging. */
@@ -30,6 +32,7 @@ export const busOptionsFrom = (config: CommonConfig, name?: string): CreateBusOp
   streamName: config.NATS_STREAM,
   subjectPrefix: config.NATS_SUBJECT_PREFIX,
   durablePrefix: config.NATS_DURABLE_PREFIX,
+  replicas: config.NATS_STREAM_REPLICAS,
   ...(name !== undefined && { name }),
 });
 
@@ -40,6 +43,7 @@ export async function createBus(options: CreateBusOptions = {}): Promise<Bus> {
     streamName: options.streamName,
     subjectPrefix: options.subjectPrefix,
     durablePrefix: options.durablePrefix,
+    replicas: options.replicas,
     name: options.name,
     onError: options.onError,
   });

@@ -25,6 +25,7 @@ import { domainMetrics } from '../telemetry/metrics.ts';
 import { tracePublish, traceProcess } from './trace-context.ts';
 
 export interface JetStreamBusOptions {
+  /** One server, or a comma-separated list (the client also learns the rest of a cluster from the server). */
   url: string;
   /** Stream of events; dead letters go to `${streamName}_DEAD`. */
   streamName?: string;
@@ -38,6 +39,11 @@ export interface JetStreamBusOptions {
    */
   durablePrefix?: string;
   duplicateWindowMs?: number;
+  /**
+   * Copies of each stream: new streams are created with it (default 1) and existing ones brought
+   * to it. Unset, an existing stream keeps the count it has (an operator may have raised it).
+   */
+  replicas?: number;
   /** Failures the bus recovers from by itself (a consume loop restart, a failed ack), for logging. */
   onError?: (err: unknown, context: string) => void;
 }
@@ -63,13 +69,24 @@ function isApiError(err: unknown, code: number): boolean {
   return err instanceof JetStreamApiError && err.code === code;
 }
 
-/** Creates the stream, or brings subjects and duplicate window up to date, keeping other settings. */
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+/** The servers of a NATS URL that may list several, comma-separated. */
+export const natsServers = (url: string): string[] => url.split(',').map((server) => server.trim()).filter(Boolean);
+
+/**
+ * Creates the stream, or brings subjects, duplicate window and (when asked for) replicas up to
+ * date, keeping other settings.
+ */
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }, replicas: number | undefined): Promise<void> {
   try {
-    await jsm.streams.add(config);
+    await jsm.streams.add({ ...config, num_replicas: replicas ?? 1 });
   } catch (err) {
     if (!isApiError(err, STREAM_NAME_IN_USE)) throw err;
-    await jsm.streams.update(config.name, { subjects: config.subjects, duplicate_window: config.duplicate_window });
+    // `update` merges into the stream's current configuration: a key left out keeps its value.
+    await jsm.streams.update(config.name, {
+      subjects: config.subjects,
+      duplicate_window: config.duplicate_window,
+      ...(replicas !== undefined && { num_replicas: replicas }),
+    });
   }
 }
 
@@ -140,15 +157,15 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   // Without async traces, so no publish pays for a stack capture made up front in case it times
   // out; a timeout still fails the publish (and the outbox retries it), with a shorter stack
   // (docs/decisions/0121-nats-client-without-async-traces.md).
-  const nc = await connect({ servers: options.url, name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true });
+  const nc = await connect({ servers: natsServers(options.url), name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true });
   let jsm: JetStreamManager;
   let js: JetStreamClient;
   try {
     jsm = await jetstreamManager(nc);
     js = jsm.jetstream();
     const common = { storage: StorageType.File, duplicate_window: duplicateWindow };
-    await ensureStream(jsm, { name: streamName, subjects: [`${prefix}events.>`], ...common });
-    await ensureStream(jsm, { name: deadStreamName, subjects: [`${prefix}dead.>`], ...common });
+    await ensureStream(jsm, { name: streamName, subjects: [`${prefix}events.>`], ...common }, options.replicas);
+    await ensureStream(jsm, { name: deadStreamName, subjects: [`${prefix}dead.>`], ...common }, options.replicas);
   } catch (err) {
     await nc.close();
     throw err;

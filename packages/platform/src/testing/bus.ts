@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
-import { createJetStreamBus } from '../bus/jetstream-bus.ts';
+import { createJetStreamBus, natsServers } from '../bus/jetstream-bus.ts';
 import { createMemoryBus } from '../bus/memory-bus.ts';
 import type { Bus } from '../bus/types.ts';
 
@@ -17,7 +17,7 @@ export interface TestBusOptions {
 
 /** Deletes JetStream streams (a test's own), ignoring those already gone. */
 export async function deleteStreams(url: string, names: string[]): Promise<void> {
-  const nc = await connect({ servers: url });
+  const nc = await connect({ servers: natsServers(url) });
   try {
     const jsm = await jetstreamManager(nc);
     for (const name of names) {
