@@ -99,6 +99,8 @@ function promtool(...args: string[]) {
 interface ComposeService {
   image?: string;
   command?: string[] | string;
+  read_only?: boolean;
+  stop_grace_period?: string;
   environment?: Record<string, string | number | null>;
   ports?: string[];
   volumes?: string[];
@@ -244,9 +246,34 @@ describe('docker-compose.yml', () => {
     expect(service('jaeger').ports).toEqual(['127.0.0.1:16686:16686']);
   });
 
-  it.skipIf(!hasDockerCompose)('passes `docker-compose config -q`', () => {
-    const dummy = { INTERNAL_TOKEN: 'x', CURSOR_SECRET: 'x', WEBHOOK_SECRET_KEY: 'x', ADMIN_TOKEN: 'x' };
-    const result = spawnSync('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config', '-q'], {
+  it('runs NATS as a cluster of three JetStream servers, and every service on all three with the streams at three replicas', () => {
+    const nodes = ['nats-1', 'nats-2', 'nats-3'];
+    for (const name of nodes) {
+      const command = service(name).command as string[];
+      const flag = (option: string) => command[command.indexOf(option) + 1];
+      expect(flag('--name'), name).toBe(name);
+      expect(flag('--cluster_name'), name).toBe('connectivity');
+      expect(flag('--routes')?.split(',').sort(), name).toEqual(nodes.filter((n) => n !== name).map((n) => `nats://${n}:6222`));
+      expect(command, name).toContain('-js');
+      expect(mountOf(service(name), `${name}-data`), `${name} keeps JetStream on a volume of its own`).toBe(flag('-sd'));
+    }
+    for (const name of SERVICES) {
+      const environment = service(name).environment ?? {};
+      expect(String(environment.NATS_URL).split(',').sort(), name).toEqual(nodes.map((n) => `nats://${n}:4222`));
+      expect(environment.NATS_STREAM_REPLICAS, name).toBe('3');
+      expect(service(name).depends_on, name).toMatchObject(Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])));
+    }
+  });
+
+  it('runs every service and the migrations on a read-only root filesystem, each service with time to stop gracefully', () => {
+    for (const name of [...SERVICES, 'migrate']) expect(service(name).read_only, name).toBe(true);
+    // The processes give up stopping after 20 s by themselves (platform/src/service/shutdown.ts).
+    for (const name of SERVICES) expect(service(name).stop_grace_period, name).toBe('30s');
+  });
+
+  const dummy = { INTERNAL_TOKEN: 'x', CURSOR_SECRET: 'x', WEBHOOK_SECRET_KEY: 'x', ADMIN_TOKEN: 'x', CI_OTLP_PORT: '4318', CI_STAND_IN_TAG: 'x', CI_IMAGE_TAG: 'x' };
+  it.skipIf(!hasDockerCompose).each([[['docker-compose.yml']], [['docker-compose.yml', 'deploy/ci/compose.yml']]])('passes `docker-compose config -q` (%j)', (files) => {
+    const result = spawnSync('docker-compose', [...files.flatMap((file) => ['-f', path.join(root, file)]), 'config', '-q'], {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,
