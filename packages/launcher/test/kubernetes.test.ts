@@ -41,7 +41,7 @@ const METRICS_PORT: Record<Deployable, number> = {
   'sandbox-simulator': HTTP_PORT,
   notifications: HTTP_PORT,
 };
-const MIGRATE_COMMAND = ['node', 'packages/launcher/src/migrate.ts'];
+const MIGRATE_COMMAND = ['node', 'main.mjs'];
 
 /** Who calls whom, with the variable that holds the callee's URL (each service's src/config.ts). */
 const CALLS: { from: Deployable; to: Deployable; variable: string }[] = [
@@ -463,6 +463,8 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
   it('sets the shared configuration: NATS, a bounded database pool, nothing on disk', () => {
     const config = ofKind<IConfigMap>(objects, 'ConfigMap').find((c) => nameOf(c) === 'connectivity-config');
     expect(config?.data?.NATS_URL).toMatch(/^nats:\/\//);
+    // Every event on each NATS server of the cluster: three in production, the laptop's one.
+    expect(config?.data?.NATS_STREAM_REPLICAS).toBe(overlay === 'laptop' ? '1' : '3');
     expect(Number(config?.data?.DATABASE_POOL_MAX)).toBeGreaterThan(0);
     expect(config?.data?.DATA_DIR).toBe('memory://');
     const problems = deployments
@@ -500,6 +502,8 @@ describe('deploy/kubernetes as files', () => {
       config: { cluster: { enabled: boolean; replicas: number }; jetstream: { enabled: boolean; fileStore: { enabled?: boolean } } };
     };
     expect(nats.config.cluster).toMatchObject({ enabled: true, replicas: 3 });
+    const base = readYamlDocuments(path.join(k8sDir, 'base/config.yaml'))[0] as IConfigMap;
+    expect(base.data?.NATS_STREAM_REPLICAS, 'the streams on every server').toBe(String(nats.config.cluster.replicas));
     expect(nats.config.jetstream.enabled).toBe(true);
     expect(nats.config.jetstream.fileStore.enabled ?? true).toBe(true);
 
