@@ -38,9 +38,10 @@ interface ExportBody {
 
 /**
  * A real OTLP/HTTP receiver (JSON encoding, what the services' exporter sends): every process
- * points `OTEL_EXPORTER_OTLP_ENDPOINT` at it, and the test reads the spans it got.
+ * points `OTEL_EXPORTER_OTLP_ENDPOINT` at it, and the test reads the spans it got. On the
+ * loopback and a port of the system's choice unless told.
  */
-export async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+export async function startOtlpReceiver(host = '127.0.0.1', port = 0): Promise<{ url: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
   const spans: ReceivedSpan[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -69,9 +70,9 @@ export async function startOtlpReceiver(): Promise<{ url: string; spans: Receive
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
     spans,
     async close() {
       server.closeAllConnections();

@@ -11,9 +11,10 @@ export interface Delivery {
 /**
  * A webhook receiver as an integrator writes one: every delivery is verified with
  * `standardwebhooks` as it is (on the raw body); verified ones are kept by `webhook-id`, the
- * rest counted as rejected.
+ * rest counted as rejected. It listens on the loopback unless told an address (e.g. the one
+ * containers reach the host at).
  */
-export async function startReceiver(): Promise<{
+export async function startReceiver(host = '127.0.0.1'): Promise<{
   url: string;
   useSecret(secret: string): void;
   delivered: Map<string, Delivery>;
@@ -42,9 +43,9 @@ export async function startReceiver(): Promise<{
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}/hooks`,
     useSecret(secret) {
       webhook = new Webhook(secret);
     },
