@@ -144,6 +144,8 @@ trap finish EXIT
 install_tools
 use_containers_conf
 find_compose
+# Every run leaves its images untagged (the next run's cache); those of runs a day old go.
+podman image prune -f --filter until=24h >/dev/null
 log "podman $(podman version --format '{{.Client.Version}}'), $("$COMPOSE" version)"
 
 # ---- base images, kept between runs ------------------------------------------------------------
@@ -254,14 +256,15 @@ log "graceful stop of every service within the stop timeout (exit code 0, not SI
 stop_started=$(now)
 compose stop "${SERVICES[@]}" >/dev/null 2>&1
 stop_seconds=$(( $(now) - stop_started ))
-ungraceful=0
+failed=0
 for service in "${SERVICES[@]}"; do
-  code=$(podman inspect -f '{{.State.ExitCode}}' "$(podman ps -aq --filter "label=com.docker.compose.project=$CI_COMPOSE_PROJECT" --filter "label=com.docker.compose.service=$service")")
-  echo "  $service: exit code $code"
-  [ "$code" = 0 ] || ungraceful=1
+  id=$(project_containers -a --filter "label=com.docker.compose.service=$service")
+  read -r code read_only < <(podman inspect -f '{{.State.ExitCode}} {{.HostConfig.ReadonlyRootfs}}' "$id")
+  echo "  $service: exit code $code, read-only root filesystem $read_only"
+  [ "$code" = 0 ] && [ "$read_only" = true ] || failed=1
 done
 echo "  all stopped in $stop_seconds s"
-[ "$ungraceful" -eq 0 ] || { echo "FATAL: a service did not stop gracefully" >&2; exit 1; }
+[ "$failed" -eq 0 ] || { echo "FATAL: a service did not stop gracefully, or ran on a writable root filesystem" >&2; exit 1; }
 smoke_seconds=$(( $(now) - smoke_started ))
 
 compose down -v --remove-orphans >/dev/null 2>&1
