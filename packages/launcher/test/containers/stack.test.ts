@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { retryingClient, until, type Answer } from '../distributed/support.ts';
+import { retryingClient, subscribeReceiver, until, type Answer } from '../distributed/support.ts';
 import { checkOneTrace } from '../support/one-trace.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -116,9 +116,7 @@ describe('the compose stack, from the images', () => {
     const receiver = await startReceiver(stack.hostAddress);
     try {
       const client = retryingClient([stack.gatewayUrl], testKey);
-      const endpoint = await client.call('POST', '/v1/webhooks', `hook-${randomBytes(6).toString('hex')}`, { url: receiver.url, enabled_events: ['*'] });
-      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
-      receiver.useSecret(String(endpoint.body.secret));
+      await subscribeReceiver(client, receiver);
 
       let done = 0;
       let crashesOver = false;

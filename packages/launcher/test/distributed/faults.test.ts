@@ -3,7 +3,7 @@ import { createAccount } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { distributedBackends, retryingClient, until, type Answer } from './support.ts';
+import { distributedBackends, QUICK_RECOVERY_ENV, retryingClient, subscribeReceiver, until, type Answer } from './support.ts';
 
 /**
  * The distributed form under kill -9: the gateway, inventory and notifications are each killed
@@ -21,18 +21,8 @@ describe('faults: kill -9 mid-load', () => {
     stack = await startDistributedStack({
       ...distributedBackends(),
       stdio: 'ignore',
-      env: {
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        // Short leases and quick polls, so the test waits seconds rather than the production minute.
-        IDEMPOTENCY_LEASE_MS: '1500',
-        DELIVERY_POLL_INTERVAL_MS: '100',
-        DELIVERY_LEASE_MS: '20000',
-        WEBHOOK_TIMEOUT_MS: '5000',
-        WEBHOOK_RETRY_SCHEDULE_MS: '100,300,1000,2000,3000,5000',
-        OUTBOX_POLL_INTERVAL_MS: '100',
-        // The receiver listens on 127.0.0.1.
-        WEBHOOK_ALLOW_PRIVATE: '1',
-      },
+      // The receiver listens on 127.0.0.1.
+      env: { ...QUICK_RECOVERY_ENV, WEBHOOK_ALLOW_PRIVATE: '1' },
     });
     testKey = (await createAccount(stack.knex)).test.secret;
     receiver = await startReceiver();
@@ -45,9 +35,7 @@ describe('faults: kill -9 mid-load', () => {
 
   test('no double order, no lost event, every delivery verified, every error the error object', async () => {
     const client = retryingClient(stack.gatewayUrls, testKey);
-    const endpoint = await client.call('POST', '/v1/webhooks', `hook-${randomBytes(6).toString('hex')}`, { url: receiver.url, enabled_events: ['*'] });
-    expect(endpoint.status).toBe(201);
-    receiver.useSecret(String(endpoint.body.secret));
+    await subscribeReceiver(client, receiver);
 
     const WORKERS = 6;
     const ORDERS_PER_WORKER = 25;

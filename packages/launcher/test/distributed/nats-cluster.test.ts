@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
 import { startNatsCluster, type NatsCluster, type NatsNode } from '../support/nats-cluster.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { distributedBackends, retryingClient, until, type Answer } from './support.ts';
+import { distributedBackends, QUICK_RECOVERY_ENV, retryingClient, subscribeReceiver, until, type Answer } from './support.ts';
 
 const SERVICES = ['catalogue', 'inventory', 'notifications', 'sandbox-simulator', 'gateway'];
 
@@ -28,15 +28,7 @@ describe('a three-node NATS cluster loses a node under load', () => {
       databaseUrl: distributedBackends().databaseUrl,
       natsUrl: cluster.url,
       stdio: 'ignore',
-      env: {
-        NATS_STREAM_REPLICAS: '3',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        IDEMPOTENCY_LEASE_MS: '1500',
-        DELIVERY_POLL_INTERVAL_MS: '100',
-        WEBHOOK_TIMEOUT_MS: '5000',
-        WEBHOOK_RETRY_SCHEDULE_MS: '100,300,1000,2000,3000,5000',
-        OUTBOX_POLL_INTERVAL_MS: '100',
-      },
+      env: { ...QUICK_RECOVERY_ENV, NATS_STREAM_REPLICAS: '3' },
     });
     testKey = (await createAccount(stack.knex)).test.secret;
     receiver = await startReceiver();
@@ -65,9 +57,7 @@ describe('a three-node NATS cluster loses a node under load', () => {
 
   test('no order twice, every event delivered once, the services reconnect by themselves', async () => {
     const client = retryingClient(stack.gatewayUrls, testKey);
-    const endpoint = await client.call('POST', '/v1/webhooks', `hook-${randomBytes(6).toString('hex')}`, { url: receiver.url, enabled_events: ['*'] });
-    expect(endpoint.status).toBe(201);
-    receiver.useSecret(String(endpoint.body.secret));
+    await subscribeReceiver(client, receiver);
     const pids = SERVICES.map((name) => stack.supervisor.pid(name));
 
     // Orders flow from before the first kill until well after the last one.

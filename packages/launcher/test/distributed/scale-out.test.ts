@@ -4,7 +4,7 @@ import { createAccount } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { distributedBackends, retryingClient, until } from './support.ts';
+import { distributedBackends, retryingClient, subscribeReceiver, until } from './support.ts';
 
 /**
  * Two instances of every service (two gateways, catalogues, inventories, simulators and
@@ -50,9 +50,7 @@ describe('scale-out: two of everything', () => {
 
   test('load over both gateways: every order once, every event stored once and delivered once, the sweeper moves each eSIM once', async () => {
     const client = retryingClient(stack.gatewayUrls, account.test.secret);
-    const hook = await client.call('POST', '/v1/webhooks', `hook-${randomBytes(6).toString('hex')}`, { url: receiver.url, enabled_events: ['*'] });
-    expect(hook.status).toBe(201);
-    receiver.useSecret(String(hook.body.secret));
+    await subscribeReceiver(client, receiver);
 
     const orders = new Map<string, string>();
     const worker = async (w: number) => {

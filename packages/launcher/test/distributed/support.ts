@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /** The servers the distributed tests run on; both are required (these tests exist to use them). */
 export function distributedBackends(): { databaseUrl: string; natsUrl: string } {
   const databaseUrl = process.env.DATABASE_URL;
@@ -7,6 +9,20 @@ export function distributedBackends(): { databaseUrl: string; natsUrl: string } 
   }
   return { databaseUrl, natsUrl };
 }
+
+/**
+ * Short leases and quick polls for tests that kill processes mid-load, so a retry after a
+ * crash waits seconds rather than the production minute.
+ */
+export const QUICK_RECOVERY_ENV: NodeJS.ProcessEnv = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  IDEMPOTENCY_LEASE_MS: '1500',
+  DELIVERY_POLL_INTERVAL_MS: '100',
+  DELIVERY_LEASE_MS: '20000',
+  WEBHOOK_TIMEOUT_MS: '5000',
+  WEBHOOK_RETRY_SCHEDULE_MS: '100,300,1000,2000,3000,5000',
+  OUTBOX_POLL_INTERVAL_MS: '100',
+};
 
 export interface Answer {
   status: number;
@@ -67,4 +83,14 @@ export function retryingClient(baseUrls: string[], key: string) {
     }
   }
   return { call, errors, networkFailures: () => networkFailures };
+}
+
+/** Subscribes a webhook receiver to every event type of the client's account and gives it the endpoint's secret. */
+export async function subscribeReceiver(
+  client: ReturnType<typeof retryingClient>,
+  receiver: { url: string; useSecret(secret: string): void },
+): Promise<void> {
+  const endpoint = await client.call('POST', '/v1/webhooks', `hook-${randomBytes(6).toString('hex')}`, { url: receiver.url, enabled_events: ['*'] });
+  if (endpoint.status !== 201) throw new Error(`the webhook endpoint was not created: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
+  receiver.useSecret(String(endpoint.body.secret));
 }
