@@ -142,8 +142,9 @@ export async function bundle(deployable: string, outDir: string): Promise<{ pack
 
   const modules = path.join(outDir, 'node_modules');
   const packages = dependencyClosure(imported.values());
-  const entries = new Set([...packages].map((dir) => storeEntry(dir)));
-  for (const { store, id } of new Map([...entries].map((entry) => [entry.id, entry])).values()) {
+  // Each package's folder in the store, with the links to its own dependencies beside it.
+  const storeOf = new Map([...packages].map((dir) => storeEntry(dir)).map(({ store, id }) => [id, store]));
+  for (const [id, store] of storeOf) {
     cpSync(path.join(store, id), path.join(modules, '.pnpm', id), {
       recursive: true,
       verbatimSymlinks: true,
