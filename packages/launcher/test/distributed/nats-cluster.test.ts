@@ -28,7 +28,8 @@ describe('a three-node NATS cluster loses a node under load', () => {
       databaseUrl: distributedBackends().databaseUrl,
       natsUrl: cluster.url,
       stdio: 'ignore',
-      env: { ...QUICK_RECOVERY_ENV, NATS_STREAM_REPLICAS: '3' },
+      // The receiver listens on 127.0.0.1.
+      env: { ...QUICK_RECOVERY_ENV, NATS_STREAM_REPLICAS: '3', WEBHOOK_ALLOW_PRIVATE: '1' },
     });
     testKey = (await createAccount(stack.knex)).test.secret;
     receiver = await startReceiver();
