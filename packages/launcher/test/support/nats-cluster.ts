@@ -46,6 +46,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const routes = specs.map((spec) => `nats://127.0.0.1:${spec.route}`).join(',');
   const storage = mkdtempSync(path.join(tmpdir(), 'nats-cluster-'));
   const failures: Promise<never>[] = [];
+  const children = new Set<ChildProcess>();
 
   const nodes: NatsNode[] = specs.map((spec) => {
     let child: ChildProcess;
@@ -58,6 +59,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     ];
     const start = () => {
       child = spawn(binary, args, { stdio: 'ignore' });
+      children.add(child);
       exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
       const failed = new Promise<never>((_, reject) => {
         child.once('error', (error) => reject(new Error(`could not start ${binary} (set NATS_SERVER to its path): ${error.message}`)));
@@ -85,7 +87,14 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const close = async () => {
     await Promise.all(nodes.map((node) => node.kill()));
     rmSync(storage, { recursive: true, force: true });
+    process.off('exit', killOnExit);
   };
+  // A test process that ends without closing (a hook that timed out) takes its servers with it.
+  const killOnExit = () => {
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(storage, { recursive: true, force: true });
+  };
+  process.once('exit', killOnExit);
   try {
     await Promise.race([Promise.all(nodes.map((node) => waitUntilReady(`${node.monitorUrl}/healthz`, 30_000))), ...failures]);
   } catch (error) {
