@@ -2,10 +2,10 @@ import { CURRENT_SERVICE_VERSION, buildOpenApiDocument } from '@connectivity/con
 import { accessLog, createCursorCodec, defaultResponseHeaders, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.ts';
-import { createForwarder, type Forwarder } from './edge/forward.ts';
+import { createForwarder, type Forwarder } from './clients/forwarder.ts';
 import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
-import { applyAddressLimit, edgePipeline, type PipelineDeps } from './edge/pipeline.ts';
-import { ResponseCache } from './edge/response-cache.ts';
+import { applyAddressLimit, edgePipeline, type PipelineDeps } from './routes/edge-pipeline.ts';
+import { ResponseCache } from './domain/response-cache.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { errorPageRoutes } from './routes/error-pages.ts';
 

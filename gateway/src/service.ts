@@ -7,7 +7,7 @@ import {
   type ServiceRuntime,
   type StartedService,
 } from '@connectivity/platform';
-import { startAdminListener } from './admin/admin-listener.ts';
+import { startAdminListener } from './workers/admin-listener.ts';
 import { createApp } from './app.ts';
 import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
 import { loadConfig, type Config } from './config.ts';

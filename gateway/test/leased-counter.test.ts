@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LeasedCounter, MAX_LEASE, redisLeaseStore, type LeaseStore } from '../src/edge/leased-counter.ts';
-import { createRateLimiter } from '../src/edge/rate-limiter.ts';
+import { LeasedCounter, MAX_LEASE, redisLeaseStore, type LeaseStore } from '../src/db/leased-counter.ts';
+import { createRateLimiter } from '../src/db/rate-limiter.ts';
 import { createTestDatabase } from '@connectivity/platform/testing';
 
 // The leased counter on the real Redis: the PostgreSQL + NATS pass sets REDIS_URL (CI runs one);

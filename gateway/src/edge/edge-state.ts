@@ -1,12 +1,12 @@
 import type { ServiceRuntime } from '@connectivity/platform';
 import type { Config } from '../config.ts';
 import { keyReservations, type KeyReservations } from '../db/idempotency-repository.ts';
-import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../keys/key-cache.ts';
-import { KeyUse } from '../keys/key-use.ts';
-import { RequestLog } from '../request-log/request-log.ts';
-import { OpenStreams } from './open-streams.ts';
-import { SpentBudgets } from './spent-budgets.ts';
-import { createRateLimiter, type RateLimiter, type RateLimitStore } from './rate-limiter.ts';
+import { KeyCache, keyChangeNotifier, type KeyChangeNotice } from '../db/key-cache.ts';
+import { KeyUse } from '../db/key-use.ts';
+import { RequestLog } from '../db/request-log-buffer.ts';
+import { OpenStreams } from '../domain/open-streams.ts';
+import { SpentBudgets } from '../domain/spent-budgets.ts';
+import { createRateLimiter, type RateLimiter, type RateLimitStore } from '../db/rate-limiter.ts';
 
 /**
  * What the edge keeps in process so a request needs no database round trip in steady state: the

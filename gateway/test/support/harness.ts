@@ -5,7 +5,7 @@ import { createTestBus, createTestDatabase } from '@connectivity/platform/testin
 import type { Express } from 'express';
 import { createApp, loadConfig, migrations, type Config } from '../../src/index.ts';
 import { createEdgeState, type EdgeState } from '../../src/edge/edge-state.ts';
-import { createAccount } from '../../src/keys/key-admin.ts';
+import { createAccount } from '../../src/use-cases/key-admin.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
 export const BASE_URL = 'https://api.example.test';

@@ -1,6 +1,6 @@
 import { startPoller, type Logger, type Poller } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { insertRequestLogs, purgeRequestLogs, trimRequestLogs, type LogScope, type RequestLogEntry } from '../db/request-log-repository.ts';
+import { insertRequestLogs, purgeRequestLogs, trimRequestLogs, type LogScope, type RequestLogEntry } from './request-log-repository.ts';
 
 export interface RequestLogOptions {
   knex: Knex;

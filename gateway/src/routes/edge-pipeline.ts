@@ -9,16 +9,16 @@ import { pinVersion } from '../db/accounts-repository.ts';
 import { rateLimitHeaders, secondsUntil } from '../domain/rate-limit-headers.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
-import { logWhenAnswered, ROUTE_LOCAL } from '../request-log/observe.ts';
-import { answerMetaRoute } from '../routes/meta.ts';
-import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from './forward.ts';
-import { checkIdempotencyKey, requireIdempotencyKey } from './idempotency.ts';
-import { passStream } from './pass-stream.ts';
-import type { EdgeState } from './edge-state.ts';
-import type { RateLimitDecision } from './rate-limiter.ts';
-import type { ResponseCache } from './response-cache.ts';
-import { parseJsonObject, readRawBody } from './read-body.ts';
-import { validateRequest } from './validate-request.ts';
+import { logWhenAnswered, ROUTE_LOCAL } from '../use-cases/log-request.ts';
+import { answerMetaRoute } from './meta.ts';
+import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from '../clients/forwarder.ts';
+import { checkIdempotencyKey, requireIdempotencyKey } from '../use-cases/check-idempotency-key.ts';
+import { passStream } from '../clients/pass-stream.ts';
+import type { EdgeState } from '../edge/edge-state.ts';
+import type { RateLimitDecision } from '../db/rate-limiter.ts';
+import type { ResponseCache } from '../domain/response-cache.ts';
+import { parseJsonObject, readRawBody } from '../use-cases/read-body.ts';
+import { validateRequest } from '../domain/validate-request.ts';
 
 export interface PipelineDeps {
   knex: Knex;

@@ -1,8 +1,8 @@
 import { startPoller, type Logger, type Poller } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
-import { markFirstUse } from '../db/keys-repository.ts';
-import { recordKeyEvent } from '../events/api-key-events.ts';
+import type { AuthenticatedKeyRow } from './keys-repository.ts';
+import { markFirstUse } from './keys-repository.ts';
+import { recordKeyEvent } from './key-events.ts';
 
 /**
  * The bookkeeping of key use without a write per request: `api_key.first_used` is written on a

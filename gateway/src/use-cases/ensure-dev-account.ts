@@ -2,10 +2,10 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MEMORY_DATA_DIR, type ServiceRuntime } from '@connectivity/platform';
 import type { Environment } from '@connectivity/contracts';
-import { findDevAccount } from './db/accounts-repository.ts';
-import { findActiveKey, findKeyByHash } from './db/keys-repository.ts';
-import { hashSecret, secretEnvironment } from './domain/api-key-secret.ts';
-import { createAccount, rotateKey } from './keys/key-admin.ts';
+import { findDevAccount } from '../db/accounts-repository.ts';
+import { findActiveKey, findKeyByHash } from '../db/keys-repository.ts';
+import { hashSecret, secretEnvironment } from '../domain/api-key-secret.ts';
+import { createAccount, rotateKey } from './key-admin.ts';
 
 export interface DevAccountOptions {
   /** `DEV_TEST_KEY` / `DEV_LIVE_KEY`: the keys to use; generated when absent. */

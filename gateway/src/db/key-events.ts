@@ -1,8 +1,8 @@
 import type { EventType } from '@connectivity/contracts';
 import { buildEvent, createOutbox, outboxEntry } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { SCHEMA } from '../db/migrations/index.ts';
-import { toApiKey, type KeyRow } from '../db/keys-repository.ts';
+import { SCHEMA } from './migrations/index.ts';
+import { toApiKey, type KeyRow } from './keys-repository.ts';
 
 const outbox = createOutbox(SCHEMA);
 

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { closeServer, listen, MEMORY_DATA_DIR, type Stoppable } from '@connectivity/platform';
 import type { GatewayContext } from '../service.ts';
-import { createAdminApp } from './admin-app.ts';
+import { createAdminApp } from '../routes/admin-app.ts';
 import { removeAdminFile, writeAdminFile } from './admin-file.ts';
 
 /**

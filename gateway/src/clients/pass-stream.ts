@@ -1,8 +1,8 @@
 import { pipeline } from 'node:stream/promises';
 import { endOnDrain, isDraining } from '@connectivity/platform';
 import type { Response } from 'express';
-import type { OpenStreams } from './open-streams.ts';
-import { UpstreamFailure, upstreamError, type ForwardRequest, type Forwarder } from './forward.ts';
+import type { OpenStreams } from '../domain/open-streams.ts';
+import { UpstreamFailure, upstreamError, type ForwardRequest, type Forwarder } from './forwarder.ts';
 
 /**
  * Passes an event stream from its service to the client as each frame arrives: no response

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@connectivity/contracts';
 import type { Bus, Logger, Subscription } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { findKeyByHash, type AuthenticatedKeyRow } from '../db/keys-repository.ts';
+import { findKeyByHash, type AuthenticatedKeyRow } from './keys-repository.ts';
 import { bearerToken, hashSecret, secretEnvironment } from '../domain/api-key-secret.ts';
 
 /** The notice every gateway instance hears when a key or its account changed (see `KeyChanges`). */

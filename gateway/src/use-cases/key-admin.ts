@@ -5,7 +5,7 @@ import { findAccount, insertAccount, type AccountRow } from '../db/accounts-repo
 import { findActiveKey, findKey, insertKey, revokeKey, setKeyScopes, toApiKey, type KeyRow } from '../db/keys-repository.ts';
 import { generateSecret, hashSecret, secretEnvironment, secretHints } from '../domain/api-key-secret.ts';
 import { normaliseScopes } from '../domain/scopes.ts';
-import { recordKeyEvent } from '../events/api-key-events.ts';
+import { recordKeyEvent } from '../db/key-events.ts';
 
 /**
  * The operator's key management, shared by the admin API and the embedded dev account. Every

@@ -3,7 +3,7 @@ import { accessLog, defaultResponseHeaders, errorHandler, metricsHandler, reques
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import { requireAdminToken } from './admin-auth.ts';
-import { adminRouter, type AdminRouteDeps } from './admin-routes.ts';
+import { adminRouter, type AdminRouteDeps } from './admin.ts';
 
 export interface AdminDeps extends AdminRouteDeps {
   logger: Logger;

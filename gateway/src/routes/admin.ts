@@ -3,12 +3,12 @@ import { initServer } from '@ts-rest/express';
 import type { Knex } from 'knex';
 import { findAccount, setRateLimit } from '../db/accounts-repository.ts';
 import { findKey, listKeys, toApiKey } from '../db/keys-repository.ts';
-import { createAccount, restrictKey, revokeKeyById, rotateKey } from '../keys/key-admin.ts';
-import type { KeyChangeNotice } from '../keys/key-cache.ts';
-import { forwardToService } from './forward.ts';
-import type { InternalTarget } from './internal-put.ts';
-import { putInventorySettings } from './inventory-settings.ts';
-import { putLiveOrdering } from './live-ordering.ts';
+import { createAccount, restrictKey, revokeKeyById, rotateKey } from '../use-cases/key-admin.ts';
+import type { KeyChangeNotice } from '../db/key-cache.ts';
+import { forwardToService } from '../admin/forward.ts';
+import type { InternalTarget } from '../admin/internal-put.ts';
+import { putInventorySettings } from '../admin/inventory-settings.ts';
+import { putLiveOrdering } from '../admin/live-ordering.ts';
 
 export interface AdminRouteDeps {
   knex: Knex;

@@ -1,4 +1,4 @@
-import type { ForwardedResponse } from './forward.ts';
+import type { ForwardedResponse } from '../clients/forwarder.ts';
 
 interface Entry {
   response: ForwardedResponse;

@@ -1,7 +1,7 @@
 import type { RouteEntry } from '@connectivity/contracts';
 import type { Request, Response } from 'express';
 import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
-import type { RequestLog } from './request-log.ts';
+import type { RequestLog } from '../db/request-log-buffer.ts';
 
 /** Where the pipeline leaves the matched contract route for the log (and nothing else). */
 export const ROUTE_LOCAL = 'contractRoute';
