@@ -12,7 +12,8 @@ import { createApp } from './app.ts';
 import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
 import { loadConfig, type Config } from './config.ts';
 import { gatewayIdempotency } from './db/idempotency-repository.ts';
-import { SCHEMA, migrations } from './db/migrations/index.ts';
+import { migrations } from './db/migrations/index.ts';
+import { SCHEMA } from './db/schema.ts';
 
 /** What the gateway's app and background work share. */
 export interface GatewayContext extends ServiceRuntime {

@@ -1,7 +1,7 @@
 import type { EventType } from '@connectivity/contracts';
 import { buildEvent, createOutbox, outboxEntry } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { SCHEMA } from './migrations/index.ts';
+import { SCHEMA } from './schema.ts';
 import { toApiKey, type KeyRow } from './keys-repository.ts';
 
 const outbox = createOutbox(SCHEMA);

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * The edge keeps one kind of record from now on: `forwarded`, the fingerprint of the request a
- * key was first used for (see `reserveIdempotencyKey`); the answers live in the owning service's
- * record. Rows of the older kinds are read the same way until they expire.
+ * Lets the edge write its one kind of record, `forwarded`: the fingerprint of the request a key
+ * was first used for (see `reserveIdempotencyKey`); the answers live in the owning service's
+ * record. The platform table's own statuses stay allowed, so rows written with them stay valid
+ * until they expire.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

@@ -1,18 +1,15 @@
-import { outboxMigration, type MigrationSet } from '@connectivity/platform';
+import { idempotencyMigration, outboxMigration, type MigrationSet } from '@connectivity/platform';
+import { SCHEMA } from '../schema.ts';
 import * as accountsAndKeys from './0001_accounts_and_keys.ts';
-import * as idempotency from './0002_idempotency.ts';
 import * as rateLimits from './0003_rate_limits.ts';
 import * as requestLogs from './0005_request_logs.ts';
 import * as idempotencyForwarded from './0006_idempotency_forwarded.ts';
-
-/** The gateway owns the `gateway` schema; its tables are always schema-qualified. */
-export const SCHEMA = 'gateway';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
   migrations: {
     '0001_accounts_and_keys': accountsAndKeys,
-    '0002_idempotency': idempotency,
+    '0002_idempotency': idempotencyMigration(SCHEMA),
     '0003_rate_limits': rateLimits,
     '0004_outbox': outboxMigration(SCHEMA),
     '0005_request_logs': requestLogs,
