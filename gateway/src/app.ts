@@ -1,34 +1,29 @@
-import { CURRENT_SERVICE_VERSION, buildOpenApiDocument } from '@connectivity/contracts';
-import { accessLog, createCursorCodec, defaultResponseHeaders, errorHandler, healthRoutes, requestId, resolveCursorSecret, type ServiceRuntime } from '@connectivity/platform';
+import { ApiError, CURRENT_SERVICE_VERSION } from '@connectivity/contracts';
+import { accessLog, createCursorCodec, defaultResponseHeaders, errorHandler, healthRoutes, requestId, resolveCursorSecret } from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
-import type { Config } from './config.ts';
 import { createForwarder, type Forwarder } from './clients/forwarder.ts';
-import { createEdgeState, type EdgeState } from './edge/edge-state.ts';
-import { applyAddressLimit, edgePipeline, type PipelineDeps } from './routes/edge-pipeline.ts';
 import { ResponseCache } from './domain/response-cache.ts';
-import { docsRoutes } from './routes/docs.ts';
+import { mountDocs } from './routes/docs.ts';
+import { edgePipeline, type EdgeDeps } from './routes/edge-pipeline.ts';
 import { errorPageRoutes } from './routes/error-pages.ts';
+import { mountMetaRoutes } from './routes/meta.ts';
+import type { GatewayContext } from './service.ts';
+import { applyAddressLimit } from './use-cases/rate-limit.ts';
 
-export interface AppDeps extends ServiceRuntime {
-  config: Config;
-  /**
-   * The edge's in-process state (key cache, key use, rate limiter). Made from the config unless
-   * given; either way it is on `app.locals.edge`, for its owner to stop.
-   */
-  edge?: EdgeState;
+export type AppDeps = Pick<GatewayContext, 'db' | 'bus' | 'logger' | 'config' | 'edge'> & {
   /** Replaces the HTTP forwarder (the embedded runner may route in process). */
   forwarder?: Forwarder;
-}
+};
 
 /**
  * The public edge. Every response carries `Request-Id`, `Service-Version` and the rate-limit
- * headers; health probes and the API reference are the only paths without a key.
+ * headers; health probes, the API reference and the error pages for people are the only paths
+ * without a key. The edge state (`deps.edge`) is its owner's: the service's workers keep it.
  */
 export function createApp(deps: AppDeps): Express {
-  const { config, logger } = deps;
+  const { config, logger, edge } = deps;
   const baseUrl = config.PUBLIC_BASE_URL;
-  const edge = deps.edge ?? createEdgeState(deps, config);
-  const pipelineDeps: PipelineDeps = {
+  const edgeDeps: EdgeDeps = {
     knex: deps.db.knex,
     logger,
     forwarder:
@@ -47,7 +42,6 @@ export function createApp(deps: AppDeps): Express {
       }),
     edge,
     responses: new ResponseCache(),
-    cursors: createCursorCodec(resolveCursorSecret(config)),
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     timetable: config.SERVICE_VERSION_TIMETABLE,
     deprecationLink: `${baseUrl.replace(/\/+$/, '')}/docs`,
@@ -61,7 +55,6 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = baseUrl;
-  app.locals.edge = edge;
   // Conditional GETs would turn API responses into bodiless 304s; clients expect JSON.
   app.set('etag', false);
   // The edge makes its own request ids: a client cannot choose the id its logs are filed under.
@@ -75,24 +68,26 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(healthRoutes({ database: () => deps.db.ping(), bus: () => deps.bus.ping() }));
 
-  // No key needed: the machine-readable spec and the reference rendered from it.
+  // No key needed: the machine-readable spec, the reference rendered from it, the error pages.
   const publicLimit: RequestHandler = async (req, res, next) => {
     try {
-      await applyAddressLimit(pipelineDeps, req, res, 'docs');
+      await applyAddressLimit(edgeDeps, req, res, 'docs');
       next();
     } catch (error) {
       next(error);
     }
   };
-  let openApi: unknown;
-  app.get('/v1/openapi.json', publicLimit, (_req, res) => {
-    openApi ??= buildOpenApiDocument({ serverUrl: baseUrl });
-    res.json(openApi);
-  });
-  app.use(docsRoutes(publicLimit));
+  mountDocs(app, publicLimit, baseUrl);
   app.use(errorPageRoutes(publicLimit, baseUrl));
 
-  app.use(edgePipeline(pipelineDeps));
+  app.use(edgePipeline(edgeDeps));
+  mountMetaRoutes(app, {
+    knex: deps.db.knex,
+    cursors: createCursorCodec(resolveCursorSecret(config)),
+    requestLogRetentionMs: edge.requestLog.retentionMs(),
+  });
+  // Only a gateway route the edge passed on gets here, and its router answers it: never reached.
+  app.use((req, _res, next) => next(new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` })));
   app.use(errorHandler({ baseUrl, logger }));
   return app;
 }

@@ -18,6 +18,9 @@ interface Seen {
 }
 const seen: Seen[] = [];
 const RELEASE = 'ord_01JZ0000000000000000000001';
+// Well-formed ids the stand-in refuses (404) or fails on (500); a malformed one never leaves the gateway.
+const UNKNOWN = 'ord_01JZ0000000000000000000404';
+const BROKEN = 'ord_01JZ0000000000000000000500';
 let inventory: Server;
 let h: Harness;
 let gateway: StartedGateway;
@@ -31,15 +34,15 @@ beforeAll(async () => {
   });
   app.get('/internal/supplier-releases', (req, res) => {
     if (req.query.status === 'lost') {
-      res.status(400).json({ error: { type: 'invalid_request', code: 'invalid_parameter', param: 'status', message: 'bad status', link: 'x' } });
+      res.status(400).json({ error: { type: 'invalid_request', code: 'invalid_parameter', param: 'status', message: 'bad status', link: 'https://api.example.test/v1/errors/invalid_parameter' } });
       return;
     }
     res.json({ object: 'list', data: [{ object: 'supplier_release', id: RELEASE, status: 'abandoned' }], has_more: false, next_cursor: null });
   });
   app.post('/internal/supplier-releases/:id/retry', (req, res) => {
     if (req.params.id === RELEASE) res.json({ object: 'supplier_release', id: RELEASE, status: 'pending' });
-    else if (req.params.id === 'ord_broken') res.status(500).type('text/plain').send('boom');
-    else res.status(404).json({ error: { type: 'invalid_request', code: 'resource_not_found', param: 'release_id', message: 'No such release.', link: 'x' } });
+    else if (req.params.id === BROKEN) res.status(500).type('text/plain').send('boom');
+    else res.status(404).json({ error: { type: 'invalid_request', code: 'resource_not_found', param: 'release_id', message: 'No such release.', link: 'https://api.example.test/v1/errors/resource_not_found' } });
   });
   inventory = await listen(app, 0, '127.0.0.1');
   const address = inventory.address();
@@ -82,8 +85,14 @@ describe('the admin API over supplier releases', () => {
 
   it('answers inventory’s refusals as they are, and its failures as internal_error', async () => {
     expectAdminError(await request(gateway.adminUrl).get('/admin/supplier-releases?status=lost').set(admin()), 400, 'invalid_parameter', 'status');
-    expectAdminError(await request(gateway.adminUrl).post('/admin/supplier-releases/ord_unknown/retry').set(admin()), 404, 'resource_not_found', 'release_id');
-    expectAdminError(await request(gateway.adminUrl).post('/admin/supplier-releases/ord_broken/retry').set(admin()), 500, 'internal_error');
+    expectAdminError(await request(gateway.adminUrl).post(`/admin/supplier-releases/${UNKNOWN}/retry`).set(admin()), 404, 'resource_not_found', 'release_id');
+    expectAdminError(await request(gateway.adminUrl).post(`/admin/supplier-releases/${BROKEN}/retry`).set(admin()), 500, 'internal_error');
+  });
+
+  it('refuses a malformed release id as inventory would, without calling it', async () => {
+    const before = seen.length;
+    expectAdminError(await request(gateway.adminUrl).post('/admin/supplier-releases/ord_unknown/retry').set(admin()), 400, 'invalid_parameter', 'releaseId');
+    expect(seen.length).toBe(before);
   });
 
   it('takes only the admin token', async () => {

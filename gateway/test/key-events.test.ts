@@ -41,7 +41,7 @@ describe('api_key events', () => {
 
   it('api_key.first_used exactly once, even with concurrent requests on two gateway instances', async () => {
     const a = await h.account();
-    const second = h.secondInstance();
+    const second = await h.secondInstance();
     const responses = await Promise.all(
       Array.from({ length: 16 }, (_, i) => request(i % 2 === 0 ? h.app : second).get('/v1/version').set(bearer(a.test))),
     );

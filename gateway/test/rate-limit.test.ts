@@ -52,7 +52,7 @@ const get = (key: string, app = h.app) => request(app).get('/v1/esim').set(beare
   // Shared stores are exact across instances: a key gets its budget in total, not per gateway.
   if (store !== 'memory') it('the counter is shared by every gateway instance (exactly: no overshoot)', async () => {
     const a = await h.account();
-    const second = h.secondInstance();
+    const second = await h.secondInstance();
     for (let i = 0; i < 3; i += 1) expect((await get(a.test)).status).toBe(200);
     expect((await get(a.test, second)).headers['ratelimit-remaining']).toBe('1');
     expect((await get(a.test, second)).status).toBe(200);
@@ -66,7 +66,7 @@ const get = (key: string, app = h.app) => request(app).get('/v1/esim').set(beare
 
   if (store === 'memory') it('the memory store counts for its own process only (the embedded form is one)', async () => {
     const a = await h.account();
-    const second = h.secondInstance();
+    const second = await h.secondInstance();
     for (let i = 0; i < 5; i += 1) expect((await get(a.test)).status).toBe(200);
     expect((await get(a.test)).status).toBe(429);
     expect((await get(a.test, second)).status).toBe(200);

@@ -1,7 +1,7 @@
 import type { RequestLog } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeKeyById } from '../src/use-cases/key-admin.ts';
+import { revokeKeyById } from '../src/use-cases/revoke-key.ts';
 import { expectError } from './support/common-route-tests.ts';
 import { bearer, idem, startHarness, type Harness } from './support/harness.ts';
 

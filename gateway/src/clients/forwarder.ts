@@ -1,7 +1,9 @@
 import { ApiError, type RouteEntry, type ServiceName } from '@connectivity/contracts';
-import { createInternalClient, pathFor, UpstreamFailure, type CallIdentity, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
+import { createInternalClient, pathFor, UpstreamFailure, type Caller, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
+import type { ForwardedResponse } from '../domain/forwarded-response.ts';
 
 export { UpstreamFailure };
+export type { ForwardedResponse };
 
 export interface ForwardRequest {
   /** The contract route matched; the service's path is built from it, never taken from the request. */
@@ -11,10 +13,11 @@ export interface ForwardRequest {
   /** The query string without `?`, as the client sent it (validated against the contract). */
   search: string;
   body: Buffer | undefined;
-  identity: CallIdentity;
+  /** Who the call is for: the authenticated key's account, environment and id. */
+  caller: Caller;
   /** The version this request is served at; services validate the contract's headers too. */
   serviceVersion: string;
-  /** The caller's Idempotency-Key on mutating routes: the owning service records it with its change. */
+  /** The Idempotency-Key as the edge validated it (mutating routes only): the owning service records it with its change. */
   idempotencyKey?: string | undefined;
   /** The caller's `Accept`; passed on only to a route that answers other media than JSON (`produces`). */
   accept?: string | undefined;
@@ -24,16 +27,6 @@ export interface ForwardRequest {
 
 // What is passed on from a service's response; the edge sets the rest itself.
 const PASSED_HEADERS = ['content-type', 'location', 'retry-after', 'idempotent-replayed', 'cache-control', 'vary'];
-
-/**
- * A service's answer as the edge sends it on: the exact bytes the service sent (JSON or an
- * image), or text the edge wrote itself.
- */
-export interface ForwardedResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | Buffer;
-}
 
 /** An event stream as it comes from its service: status and headers now, the body as it is written. */
 export type OpenStream = Omit<StreamedResponse, 'headers'> & { headers: Record<string, string>; stream: true };
@@ -46,7 +39,6 @@ export interface Forwarder {
    */
   stream(request: ForwardRequest, signal: AbortSignal): Promise<OpenStream | ForwardedResponse>;
 }
-
 
 type BackendService = Exclude<ServiceName, 'gateway'>;
 
@@ -87,7 +79,7 @@ export function createForwarder(options: {
       method: request.entry.route.method,
       path: pathFor(request.entry.route.path, request.params),
       search: request.search,
-      identity: request.identity,
+      identity: request.caller,
       headers: {
         'service-version': request.serviceVersion,
         ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),

@@ -39,7 +39,7 @@ export async function passStream(deps: { forwarder: Forwarder; streams: OpenStre
   };
   endOnDrain(res, end);
   // Its key revoked, rotated or restricted: ended at once (the reconnect meets the key's new state).
-  const keyId = request.identity.keyId;
+  const keyId = request.caller.keyId;
   const unregister = keyId === undefined ? () => undefined : deps.streams.add(keyId, end);
   // This gateway is stopping: the client is sent on to another one at once.
   if (isDraining()) end();

@@ -1,13 +1,5 @@
 import type { Knex } from 'knex';
-
-export interface AccountRow {
-  id: string;
-  name: string | null;
-  is_dev: boolean;
-  pinned_version: string | null;
-  rate_limit_per_minute: number | null;
-  created_at: Date;
-}
+import type { AccountRow } from '../domain/account.ts';
 
 const ACCOUNTS = 'gateway.accounts';
 
@@ -36,4 +28,9 @@ export async function pinVersion(db: Knex, accountId: string, version: string): 
 export async function setRateLimit(db: Knex, accountId: string, perMinute: number | null): Promise<boolean> {
   const updated = await db.table(ACCOUNTS).where({ id: accountId }).update({ rate_limit_per_minute: perMinute });
   return updated > 0;
+}
+
+/** Locks the account's row until the transaction ends, so two changes of its keys queue instead of racing. */
+export async function lockAccount(trx: Knex.Transaction, id: string): Promise<void> {
+  await trx.table(ACCOUNTS).where({ id }).forUpdate().first('id');
 }

@@ -1,20 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@connectivity/contracts';
-import type { Bus, Logger, Subscription } from '@connectivity/platform';
+import { errorMessage, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { findKeyByHash, type AuthenticatedKeyRow } from './keys-repository.ts';
 import { bearerToken, hashSecret, secretEnvironment } from '../domain/api-key-secret.ts';
-
-/** The notice every gateway instance hears when a key or its account changed (see `KeyChanges`). */
-export const KEY_CHANGES_SUBJECT = 'control.gateway.keys';
-
-export interface KeyChangeNotice {
-  /** Keys revoked, restricted or replaced: dropped from every cache, and their open streams closed. */
-  keyIds?: string[];
-  accountId?: string;
-  /** A key was issued: forget the tokens remembered as unknown (one of them may be it now). */
-  issued?: boolean;
-}
+import type { KeyChangeNotice } from '../domain/key-change.ts';
+import { findKeyByHash, type AuthenticatedKeyRow } from './keys-repository.ts';
 
 interface Entry {
   key: AuthenticatedKeyRow | undefined;
@@ -24,7 +14,6 @@ interface Entry {
 
 export interface KeyCacheOptions {
   knex: Knex;
-  bus: Bus;
   logger: Logger;
   /** After this an entry is re-read in the background while it keeps answering. */
   ttlMs: number;
@@ -41,29 +30,19 @@ export interface KeyCacheOptions {
  * Keys in process memory, so an authenticated request costs no database round trip in steady
  * state: hash → key, account, scopes, pinned version and rate-limit budget. A change of a key or
  * its account (revoke, restrict, rotate, budget, pin) is announced on the bus and every instance
- * drops what it holds at once; an entry also refreshes itself after `ttlMs` in the background,
- * and is never used past `maxStaleMs`, so a lost notice heals by itself.
+ * drops what it holds at once (the key-change listener calls `forget`); an entry also refreshes
+ * itself after `ttlMs` in the background, and is never used past `maxStaleMs`, so a lost notice
+ * heals by itself.
  */
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly byKeyId = new Map<string, string>();
   private readonly byAccount = new Map<string, Set<string>>();
   private readonly loading = new Map<string, Promise<Entry>>();
-  private subscription: Subscription | undefined;
   private readonly options: Required<Pick<KeyCacheOptions, 'maxStaleMs' | 'unknownTtlMs' | 'maxUnknown'>> & KeyCacheOptions;
 
   constructor(options: KeyCacheOptions) {
     this.options = { maxStaleMs: options.ttlMs * 6, unknownTtlMs: 5_000, maxUnknown: 10_000, ...options };
-  }
-
-  /** Starts hearing change notices from every instance (this one's own included). */
-  async start(): Promise<void> {
-    this.subscription = await this.options.bus.listen<KeyChangeNotice>(KEY_CHANGES_SUBJECT, (notice) => this.forget(notice));
-  }
-
-  async stop(): Promise<void> {
-    await this.subscription?.stop();
-    this.subscription = undefined;
   }
 
   /**
@@ -119,7 +98,7 @@ export class KeyCache {
           () => undefined,
           (error: unknown) => {
             cached.refreshing = undefined;
-            this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'refreshing a cached API key failed');
+            this.options.logger.warn({ err: errorMessage(error) }, 'refreshing a cached API key failed');
           },
         );
         return cached;
@@ -175,15 +154,4 @@ export class KeyCache {
     hashes?.delete(id);
     if (hashes?.size === 0) this.byAccount.delete(entry.key.account_id);
   }
-}
-
-/** Announces key and account changes to every gateway instance, after the change committed. */
-export function keyChangeNotifier(bus: Bus, cache: KeyCache | undefined, logger: Logger) {
-  return (notice: KeyChangeNotice): void => {
-    // This instance forgets at once; the others within a bus round trip.
-    cache?.forget(notice);
-    bus.notify(KEY_CHANGES_SUBJECT, notice).catch((error: unknown) => {
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'announcing a key change failed; other instances refresh it within their cache lifetime');
-    });
-  };
 }

@@ -2,7 +2,7 @@ import type { EventType } from '@connectivity/contracts';
 import { buildEvent, createOutbox, outboxEntry } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { SCHEMA } from './schema.ts';
-import { toApiKey, type KeyRow } from './keys-repository.ts';
+import { toApiKey, type KeyRow } from '../domain/api-key.ts';
 
 const outbox = createOutbox(SCHEMA);
 

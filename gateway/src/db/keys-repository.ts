@@ -1,20 +1,6 @@
-import type { ApiKey, Environment, Scope } from '@connectivity/contracts';
+import type { Environment, Scope } from '@connectivity/contracts';
 import type { Knex } from 'knex';
-
-/** A key row as the gateway reads it (never the secret, which is not stored). */
-export interface KeyRow {
-  id: string;
-  account_id: string;
-  environment: Environment;
-  prefix: string;
-  last4: string;
-  status: 'active' | 'revoked';
-  scopes: Scope[];
-  created_at: Date;
-  first_used_at: Date | null;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
+import type { KeyRow } from '../domain/api-key.ts';
 
 /** The key plus what the edge needs of its account, read in one query per request. */
 export interface AuthenticatedKeyRow extends KeyRow {
@@ -37,24 +23,6 @@ const KEY_COLUMNS = [
   'k.last_used_at',
   'k.revoked_at',
 ];
-
-const unix = (date: Date | null): number | null => (date ? Math.floor(date.getTime() / 1000) : null);
-
-/** The public API key record of DECISIONS.md. */
-export function toApiKey(row: KeyRow): ApiKey {
-  return {
-    object: 'api_key',
-    id: row.id,
-    environment: row.environment,
-    prefix: row.prefix,
-    last4: row.last4,
-    status: row.status,
-    scopes: row.scopes,
-    created_at: unix(row.created_at) ?? 0,
-    last_used_at: unix(row.last_used_at),
-    revoked_at: unix(row.revoked_at),
-  };
-}
 
 export async function findKeyByHash(db: Knex, hash: Buffer): Promise<AuthenticatedKeyRow | undefined> {
   const row = await db
@@ -145,11 +113,11 @@ export async function markFirstUse(trx: Knex.Transaction, id: string): Promise<K
   return findKey(trx, id);
 }
 
-/** Refreshes last_used_at at most once a minute per key, so a busy key is not a write per request. */
-export async function touchKey(db: Knex, id: string): Promise<void> {
+/** Refreshes `last_used_at` of these keys, each at most once a minute, in one statement. */
+export async function touchKeys(db: Knex, ids: readonly string[]): Promise<void> {
   await db
     .table(KEYS)
-    .where({ id })
+    .whereIn('id', ids)
     .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', db.raw("now() - interval '60 seconds'")))
     .update({ last_used_at: db.fn.now() });
 }

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { secondsUntil, type RateLimitState } from '../domain/rate-limit-headers.ts';
+import type { Config } from '../config.ts';
 import { LeasedCounter, redisLeaseStore } from './leased-counter.ts';
 
 export type RateLimitDecision = RateLimitState & { allowed: boolean; retryAfterSeconds: number; windowSeconds: number };
@@ -13,6 +14,11 @@ export interface RateLimiter {
   readonly windowSeconds: number;
   /** Counts one request against `bucket` with a budget of `perMinute`. */
   consume(bucket: string, perMinute: number): Promise<RateLimitDecision>;
+  /**
+   * Opens the connection to the shared store (nothing for the others); requests counted before it
+   * is up are counted by this instance alone, as during an outage.
+   */
+  connect(): void;
   /** Resolves once the shared store answers (at once for the others); until then each instance counts alone. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -26,6 +32,14 @@ export interface RateLimiter {
  * fallback of a distributed form without Redis).
  */
 export type RateLimitStore = 'redis' | 'memory' | 'postgres';
+
+/** The store `RATE_LIMIT_STORE=auto` means for this configuration. */
+export function rateLimitStoreOf(config: Pick<Config, 'RATE_LIMIT_STORE' | 'REDIS_URL' | 'DATABASE_URL'>): RateLimitStore {
+  if (config.RATE_LIMIT_STORE !== 'auto') return config.RATE_LIMIT_STORE;
+  if (config.REDIS_URL) return 'redis';
+  // Without a database server the gateway is the only process on its (embedded) database.
+  return config.DATABASE_URL ? 'postgres' : 'memory';
+}
 
 export interface RateLimiterOptions {
   store: RateLimitStore;
@@ -50,8 +64,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   let leased: LeasedCounter | undefined;
   if (options.store === 'redis') {
     if (!options.redisUrl) throw new Error('the redis rate-limit store needs REDIS_URL');
-    // Commands fail fast while Redis is down (the in-memory count answers), rather than queue.
-    redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    // Commands fail fast while Redis is down (the in-memory count answers), rather than queue. The
+    // connection opens when the rate-limit store is started (`connect`), or at the first request.
+    redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
     redis.on('error', () => undefined);
     leased = new LeasedCounter(redisLeaseStore(redis, prefix), options.windowSeconds * 1000);
   }
@@ -102,13 +117,20 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const resetSeconds = secondsUntil(res.msBeforeNext);
       return { allowed, limit: perMinute, remaining: res.remainingPoints, resetSeconds, retryAfterSeconds: resetSeconds, windowSeconds: options.windowSeconds };
     },
+    connect() {
+      // A first request may have opened it already.
+      if (redis?.status === 'wait') redis.connect().catch(() => undefined);
+    },
     ready() {
       if (!redis || redis.status === 'ready') return Promise.resolve();
       const connecting = redis;
       return new Promise((resolve) => connecting.once('ready', () => resolve()));
     },
     async close() {
-      if (redis) await redis.quit().catch(() => redis?.disconnect());
+      if (!redis) return;
+      // Never opened: nothing to say goodbye to (QUIT would open it first).
+      if (redis.status === 'wait') redis.disconnect();
+      else await redis.quit().catch(() => redis?.disconnect());
     },
   };
 }

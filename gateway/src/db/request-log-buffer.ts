@@ -1,12 +1,10 @@
-import { startPoller, type Logger, type Poller } from '@connectivity/platform';
+import type { Logger, PassResult } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { insertRequestLogs, purgeRequestLogs, trimRequestLogs, type LogScope, type RequestLogEntry } from './request-log-repository.ts';
 
 export interface RequestLogOptions {
   knex: Knex;
   logger: Logger;
-  /** How often the buffer is written (the latency of a request's appearance in the log). */
-  flushMs: number;
   /** Rows kept per account and environment (the newest). */
   keepPerScope: number;
   /** Rows older than this are purged, and never listed. */
@@ -15,35 +13,36 @@ export interface RequestLogOptions {
   maxBuffered?: number;
 }
 
-// A flush writes at most this many rows per statement, and a full buffer wakes the flusher early.
-const BATCH = 500;
+/** A flush writes at most this many rows per statement, and a full batch wakes the flusher early. */
+export const REQUEST_LOG_BATCH = 500;
+const PURGE_BATCH = 1_000;
 
 /**
  * The per-account request log without a write per request: a request costs one array push
- * (`record`), and a poller writes the buffer in batches every `flushMs`, trims each account's
- * environment to its newest `keepPerScope` rows in the same pass, and purges rows past the
- * retention now and then. If the database is down the buffer keeps the newest `maxBuffered`
- * entries; the log is a debugging aid, never worth failing or slowing a request for.
+ * (`record`); the request-log flusher writes the buffer in batches (`flush`), trimming each
+ * account's environment to its newest `keepPerScope` rows in the same pass, and the purger
+ * deletes rows past the retention (`purge`). If the database is down the buffer keeps the newest
+ * `maxBuffered` entries; the log is a debugging aid, never worth failing or slowing a request for.
  */
 export class RequestLog {
   private buffer: RequestLogEntry[] = [];
   private dropped = 0;
-  private readonly flusher: Poller;
-  private readonly purger: Poller;
+  private full: (() => void) | undefined;
   private readonly options: RequestLogOptions & { maxBuffered: number };
 
   constructor(options: RequestLogOptions) {
     this.options = { maxBuffered: 10_000, ...options };
-    this.flusher = startPoller({ name: 'request log', intervalMs: options.flushMs, logger: options.logger, pass: () => this.flush() });
-    this.purger = startPoller({
-      name: 'request log retention',
-      intervalMs: Math.min(10 * 60_000, Math.max(1_000, options.retentionMs / 10)),
-      logger: options.logger,
-      pass: () => this.purge(),
-    });
   }
 
   readonly retentionMs = (): number => this.options.retentionMs;
+
+  /** Whom to tell when a full batch is waiting (the flusher); returns what stops telling. */
+  whenFull(listener: () => void): () => void {
+    this.full = listener;
+    return () => {
+      if (this.full === listener) this.full = undefined;
+    };
+  }
 
   /** Notes an answered request; the hot path's whole cost. */
   record(entry: RequestLogEntry): void {
@@ -52,13 +51,13 @@ export class RequestLog {
       this.buffer.shift();
       this.dropped += 1;
     }
-    if (this.buffer.length === BATCH) this.flusher.wake();
+    if (this.buffer.length === REQUEST_LOG_BATCH) this.full?.();
   }
 
   /** Writes what is buffered, then trims the scopes written to. Also for tests and shutdown. */
-  async flush(): Promise<{ done: number; more: boolean }> {
+  async flush(): Promise<PassResult> {
     if (this.buffer.length === 0) return { done: 0, more: false };
-    const batch = this.buffer.splice(0, BATCH);
+    const batch = this.buffer.splice(0, REQUEST_LOG_BATCH);
     try {
       await insertRequestLogs(this.options.knex, batch);
     } catch (error) {
@@ -81,15 +80,14 @@ export class RequestLog {
     return { done: batch.length, more: this.buffer.length > 0 };
   }
 
-  async purge(): Promise<{ done: number; more: boolean }> {
-    const purged = await purgeRequestLogs(this.options.knex, new Date(Date.now() - this.options.retentionMs), 1_000);
-    return { done: purged, more: purged === 1_000 };
+  /** Deletes a batch of rows past the retention. */
+  async purge(): Promise<PassResult> {
+    const purged = await purgeRequestLogs(this.options.knex, new Date(Date.now() - this.options.retentionMs), PURGE_BATCH);
+    return { done: purged, more: purged === PURGE_BATCH };
   }
 
-  async stop(): Promise<void> {
-    await this.flusher.stop();
-    await this.purger.stop();
-    // Whatever is buffered is written before the process goes; a failure here loses only log lines.
+  /** Writes everything buffered, as far as the database takes it; a failure here loses only log lines. */
+  async drain(): Promise<void> {
     while (this.buffer.length > 0) {
       const { done } = await this.flush().catch(() => ({ done: 0 }));
       if (done === 0) break;

@@ -1,4 +1,4 @@
-import type { ForwardedResponse } from '../clients/forwarder.ts';
+import type { ForwardedResponse } from './forwarded-response.ts';
 
 interface Entry {
   response: ForwardedResponse;

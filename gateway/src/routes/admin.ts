@@ -1,51 +1,35 @@
-import { ApiError, adminContract, type AccountSettings, type SupplierRelease, type List } from '@connectivity/contracts';
+import { ApiError, adminContract } from '@connectivity/contracts';
 import { initServer } from '@ts-rest/express';
 import type { Knex } from 'knex';
-import { findAccount, setRateLimit } from '../db/accounts-repository.ts';
-import { findKey, listKeys, toApiKey } from '../db/keys-repository.ts';
-import { createAccount, restrictKey, revokeKeyById, rotateKey } from '../use-cases/key-admin.ts';
-import type { KeyChangeNotice } from '../db/key-cache.ts';
-import { forwardToService } from '../admin/forward.ts';
-import type { InternalTarget } from '../admin/internal-put.ts';
-import { putInventorySettings } from '../admin/inventory-settings.ts';
-import { putLiveOrdering } from '../admin/live-ordering.ts';
+import type { OperatorServices } from '../clients/operator-services.ts';
+import { findKey } from '../db/keys-repository.ts';
+import { toApiKey } from '../domain/api-key.ts';
+import type { KeyChangeNotice } from '../domain/key-change.ts';
+import { unixSeconds } from '../domain/unix-time.ts';
+import { createAccount } from '../use-cases/create-account.ts';
+import { restrictKey } from '../use-cases/restrict-key.ts';
+import { revokeKeyById } from '../use-cases/revoke-key.ts';
+import { rotateKey } from '../use-cases/rotate-key.ts';
+import { updateAccount } from '../use-cases/update-account.ts';
+import { viewAccount } from '../use-cases/view-account.ts';
 
 export interface AdminRouteDeps {
   knex: Knex;
-  inventory: InternalTarget;
-  /** catalogue owns the live-ordering switch. */
-  catalogue: InternalTarget;
+  /** inventory (verification, balance, supplier releases) and catalogue (live ordering). */
+  services: OperatorServices;
   /** Announces a key or account change to every gateway instance, so none serves a stale copy. */
   keysChanged: (notice: KeyChangeNotice) => void;
 }
 
 const s = initServer();
-const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 const requestIdOf = (res: { locals: Record<string, unknown> }) => String(res.locals.requestId);
-const noAccount = (accountId: string) => new ApiError('resource_not_found', { param: 'account', message: `No account ${accountId}.` });
-
-async function accountView(knex: Knex, accountId: string) {
-  const account = await findAccount(knex, accountId);
-  if (!account) throw noAccount(accountId);
-  const keys = [...(await listKeys(knex, accountId, 'test', { limit: 1000 })), ...(await listKeys(knex, accountId, 'live', { limit: 1000 }))];
-  return {
-    object: 'account' as const,
-    id: account.id,
-    name: account.name,
-    pinned_version: account.pinned_version,
-    rate_limit_per_minute: account.rate_limit_per_minute,
-    created_at: unix(account.created_at),
-    keys: keys.map(toApiKey),
-  };
-}
 
 /**
  * The handlers of the admin contract. Input has been validated by ts-rest against the contract
- * before any of them runs; what they own is the lookups, the changes and the change notices.
+ * before any of them runs; each calls its use case, announces what changed about keys, and answers.
  */
 export function adminRouter(deps: AdminRouteDeps) {
-  const { knex } = deps;
-  const releases = (requestId: string) => ({ ...deps.inventory, service: 'inventory', requestId });
+  const { knex, services } = deps;
   return s.router(adminContract, {
     accounts: {
       createAccount: async ({ body }) => {
@@ -57,31 +41,13 @@ export function adminRouter(deps: AdminRouteDeps) {
             object: 'account',
             id: created.account.id,
             name: created.account.name,
-            created_at: unix(created.account.created_at),
+            created_at: unixSeconds(created.account.created_at),
             keys: { test: { ...created.test.key, secret: created.test.secret }, live: { ...created.live.key, secret: created.live.secret } },
           },
         };
       },
-      getAccount: async ({ params }) => ({ status: 200, body: await accountView(knex, params.accountId) }),
-      updateAccount: async ({ params, body, res }) => {
-        const { accountId } = params;
-        const requestId = requestIdOf(res);
-        if (!(await findAccount(knex, accountId))) throw noAccount(accountId);
-        if (body.rate_limit_per_minute !== undefined) {
-          await setRateLimit(knex, accountId, body.rate_limit_per_minute);
-          deps.keysChanged({ accountId });
-        }
-        let settings: AccountSettings | null = null;
-        if (body.verified !== undefined || body.live_balance_cents !== undefined) {
-          settings = (await putInventorySettings({ ...deps.inventory, requestId }, accountId, {
-            verified: body.verified,
-            live_balance_cents: body.live_balance_cents,
-          })) as AccountSettings;
-        }
-        // Null when not changed by this call: the switch lives in catalogue, not here.
-        const liveOrdering = body.live_ordering === undefined ? null : await putLiveOrdering({ ...deps.catalogue, requestId }, accountId, body.live_ordering);
-        return { status: 200, body: { ...(await accountView(knex, accountId)), settings, live_ordering: liveOrdering } };
-      },
+      getAccount: async ({ params }) => ({ status: 200, body: await viewAccount(knex, params.accountId) }),
+      updateAccount: async ({ params, body, res }) => ({ status: 200, body: await updateAccount(deps, params.accountId, body, requestIdOf(res)) }),
       issueKey: async ({ params, body }) => {
         const issued = await rotateKey(knex, params.accountId, body.environment, { scopes: body.scopes });
         deps.keysChanged({ accountId: params.accountId, issued: true, ...(issued.revoked && { keyIds: [issued.revoked.id] }) });
@@ -107,15 +73,8 @@ export function adminRouter(deps: AdminRouteDeps) {
     },
     // Owned by inventory (its worker terminates the profiles): validated here, answered there.
     supplierReleases: {
-      listSupplierReleases: async ({ req, res }) => {
-        const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-        const page = await forwardToService(releases(requestIdOf(res)), 'GET', `/internal/supplier-releases${search}`);
-        return { status: 200, body: page as List<SupplierRelease> };
-      },
-      retrySupplierRelease: async ({ params, res }) => {
-        const path = `/internal/supplier-releases/${encodeURIComponent(params.releaseId)}/retry`;
-        return { status: 200, body: (await forwardToService(releases(requestIdOf(res)), 'POST', path)) as SupplierRelease };
-      },
+      listSupplierReleases: async ({ query, res }) => ({ status: 200, body: await services.listSupplierReleases(query, requestIdOf(res)) }),
+      retrySupplierRelease: async ({ params, res }) => ({ status: 200, body: await services.retrySupplierRelease(params.releaseId, requestIdOf(res)) }),
     },
   });
 }

@@ -1,118 +1,71 @@
 import { context, trace } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
-import { ApiError, isApiError, isRouteMatch, matchRoute, type RouteEntry } from '@connectivity/contracts';
-import { domainMetrics, type CursorCodec, type Logger } from '@connectivity/platform';
+import { ApiError, isApiError, isRouteMatch, matchRoute, type ServiceVersion } from '@connectivity/contracts';
+import type { Caller, Logger } from '@connectivity/platform';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
-import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
-import { pinVersion } from '../db/accounts-repository.ts';
-import { rateLimitHeaders, secondsUntil } from '../domain/rate-limit-headers.ts';
-import { hasScopes } from '../domain/scopes.ts';
-import { chooseVersion, deprecationHeaders, type VersionTimetable } from '../domain/versions.ts';
-import { logWhenAnswered, ROUTE_LOCAL } from '../use-cases/log-request.ts';
-import { answerMetaRoute } from './meta.ts';
-import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder, type ForwardRequest } from '../clients/forwarder.ts';
-import { checkIdempotencyKey, requireIdempotencyKey } from '../use-cases/check-idempotency-key.ts';
+import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder } from '../clients/forwarder.ts';
 import { passStream } from '../clients/pass-stream.ts';
-import type { EdgeState } from '../edge/edge-state.ts';
-import type { RateLimitDecision } from '../db/rate-limiter.ts';
+import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
+import { requireIdempotencyKey } from '../domain/idempotency-key.ts';
 import type { ResponseCache } from '../domain/response-cache.ts';
-import { parseJsonObject, readRawBody } from '../use-cases/read-body.ts';
+import { hasScopes } from '../domain/scopes.ts';
 import { validateRequest } from '../domain/validate-request.ts';
+import { chooseVersion, deprecationHeaders, isServedVersion, type VersionTimetable } from '../domain/versions.ts';
+import type { EdgeState } from '../service.ts';
+import { checkIdempotencyKey } from '../use-cases/check-idempotency-key.ts';
+import { forwardRequestOf, readThroughCache } from '../use-cases/forward-request.ts';
+import { logWhenAnswered, ROUTE_LOCAL } from '../use-cases/log-request.ts';
+import { pinVersionOnFirstCall } from '../use-cases/pin-version.ts';
+import { addressBucket, applyAddressLimit, countRequest, refuseIfLimited, refuseIfSpent } from '../use-cases/rate-limit.ts';
+import { parseJsonObject, readRawBody } from '../use-cases/read-body.ts';
+import { setHeaders } from '../use-cases/response-headers.ts';
 
-export interface PipelineDeps {
+export interface EdgeDeps {
   knex: Knex;
   logger: Logger;
   forwarder: Forwarder;
   edge: EdgeState;
   /** Reads their service marked cacheable, kept for their max-age. */
   responses: ResponseCache;
-  cursors: CursorCodec;
   rateLimitPerMinute: number;
   timetable: VersionTimetable;
   deprecationLink: string;
   idempotency: { retentionMs: number };
 }
 
-const setHeaders = (res: Response, headers: Record<string, string>) => {
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-};
+/** Where the edge leaves the version a gateway-owned route is served at, for its router. */
+const VERSION_LOCAL = 'serviceVersion';
 
-/**
- * Counts a request against a bucket and sets the rate-limit headers; `refuse` then answers 429
- * once the budget is spent. They are two steps so that the headers are on a response the
- * request gets for an earlier reason (DECISIONS.md puts the version check before the limit).
- */
-export async function countRequest(deps: PipelineDeps, res: Response, bucket: string, perMinute: number): Promise<RateLimitDecision> {
-  const decision = await deps.edge.rateLimiter.consume(bucket, perMinute);
-  setHeaders(res, rateLimitHeaders(decision, decision.windowSeconds));
-  return decision;
-}
-
-export function refuseIfLimited(res: Response, decision: RateLimitDecision, scope: 'key' | 'address'): void {
-  if (decision.allowed) return;
-  domainMetrics.rateLimitRefused(scope);
-  res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-  throw new ApiError('rate_limited', {
-    message: `Too many requests: ${decision.limit} per minute. Retry after ${decision.retryAfterSeconds} seconds.`,
-  });
-}
-
-/**
- * The address budgets of requests without a valid key: `anonymous` for the API (a failed
- * authentication), `docs` for the reference and the spec, so a reader of /docs is not refused
- * because someone behind the same address guessed keys.
- */
-export type AddressBudget = 'anonymous' | 'docs';
-
-/** The bucket of requests that carry no valid key: counted per client address (see TRUST_PROXY). */
-export const addressBucket = (req: Request, budget: AddressBudget) => `${budget === 'docs' ? 'docs' : 'ip'}:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
-
-/**
- * Counts a request that carries no valid key, per client address, and refuses it once spent. A
- * bucket this instance already saw spent is refused from memory, without counting again.
- */
-export async function applyAddressLimit(deps: PipelineDeps, req: Request, res: Response, budget: AddressBudget = 'anonymous'): Promise<void> {
-  const bucket = addressBucket(req, budget);
-  refuseIfSpent(deps, res, bucket);
-  const decision = await countRequest(deps, res, bucket, deps.rateLimitPerMinute);
-  if (!decision.allowed) deps.edge.spentBudgets.spent(bucket, decision.retryAfterSeconds * 1000);
-  refuseIfLimited(res, decision, 'address');
-}
-
-/** 429 at once for an address bucket known to be spent: no counter, no key lookup, no query. */
-function refuseIfSpent(deps: PipelineDeps, res: Response, bucket: string): void {
-  const ms = deps.edge.spentBudgets.refusedFor(bucket);
-  if (ms === undefined) return;
-  const resetSeconds = secondsUntil(ms);
-  const decision: RateLimitDecision = {
-    allowed: false,
-    limit: deps.rateLimitPerMinute,
-    remaining: 0,
-    resetSeconds,
-    retryAfterSeconds: resetSeconds,
-    windowSeconds: deps.edge.rateLimiter.windowSeconds,
-  };
-  setHeaders(res, rateLimitHeaders(decision, decision.windowSeconds));
-  refuseIfLimited(res, decision, 'address');
+/** The version the edge chose for this request (a gateway-owned route's router reads it). */
+export function servedVersion(res: Response): ServiceVersion {
+  const version: unknown = res.locals[VERSION_LOCAL];
+  if (typeof version !== 'string' || !isServedVersion(version)) throw new Error('the edge chose no version for this request');
+  return version;
 }
 
 /**
  * The public edge for every authenticated path, in the order of DECISIONS.md: authentication,
  * Service-Version, rate limit, route, scope and environment, JSON body, Idempotency-Key,
- * validation against the contract, idempotency, then the owning service.
+ * validation against the contract, idempotency, then the owning service. A route the gateway
+ * owns goes on, with the caller (`getCaller`) and the version (`servedVersion`) on the response's
+ * locals, to the gateway's own router, mounted after this.
  */
-export function edgePipeline(deps: PipelineDeps): RequestHandler {
+export function edgePipeline(deps: EdgeDeps): RequestHandler {
   return async (req, res, next) => {
+    let passOn: boolean;
     try {
-      await handle(deps, req, res);
+      passOn = await handle(deps, req, res);
     } catch (error) {
       next(error);
+      return;
     }
+    if (passOn) next();
   };
 }
 
-async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<void> {
+/** Answers the request, or resolves true when the gateway's own router is to answer it. */
+async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<boolean> {
   // 1. Authentication. A request without a valid key is counted per address, which also
   // throttles anyone guessing keys.
   let key: AuthenticatedKeyRow;
@@ -136,10 +89,7 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
   if (!choice.ok) throw new ApiError('unsupported_version', { param: 'Service-Version' });
   res.setHeader('Service-Version', choice.version);
   setHeaders(res, deprecationHeaders(deps.timetable[choice.version], deps.deprecationLink));
-  if (key.pinned_version === null) {
-    const pinned = await pinVersion(deps.knex, key.account_id, choice.version);
-    deps.edge.keys.patchAccount(key.account_id, { pinned_version: pinned });
-  }
+  if (key.pinned_version === null) await pinVersionOnFirstCall({ knex: deps.knex, keys: deps.edge.keys }, key.account_id, choice.version);
 
   // 3. Rate limit.
   refuseIfLimited(res, decision, 'key');
@@ -175,79 +125,30 @@ async function handle(deps: PipelineDeps, req: Request, res: Response): Promise<
 
   // A stream (GET, so no idempotency) passes on as it comes: never cached, no forward timeout.
   if (entry.metadata.stream) {
-    await passStream({ forwarder: deps.forwarder, streams: deps.edge.streams }, res, forwardRequest(entry, req, key, choice.version, params));
-    return;
+    await passStream({ forwarder: deps.forwarder, streams: deps.edge.streams }, res, forwardRequestOf(entry, req, key, choice.version, params, undefined, undefined));
+    return false;
   }
 
-  // 9 and 10. Idempotency, then the owning service (or the gateway itself).
+  // 9. Idempotency.
   if (idempotencyKey !== undefined) {
     await checkIdempotencyKey(deps.edge.reservations, { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw }, deps.idempotency.retentionMs);
   }
-  const execute = () => respondFor(deps, entry, req, key, choice.version, params, query, raw);
+
+  // 10. The gateway itself (its router answers), or the owning service.
+  if (entry.metadata.service === 'gateway') {
+    res.locals.caller = { accountId: key.account_id, environment: key.environment, keyId: key.id } satisfies Caller;
+    res.locals[VERSION_LOCAL] = choice.version;
+    return true;
+  }
+  const forward = () => deps.forwarder.forward(forwardRequestOf(entry, req, key, choice.version, params, raw, idempotencyKey));
   let response: ForwardedResponse;
   try {
-    response = idempotencyKey === undefined ? await cachedRead(deps, req, key, choice.version, execute) : await execute();
+    response = idempotencyKey === undefined ? await readThroughCache(deps.responses, req, key, choice.version, forward) : await forward();
   } catch (error) {
     throw error instanceof UpstreamFailure ? upstreamError(error) : error;
   }
   // A replay by the owning service says so itself (`Idempotent-Replayed` is passed on).
   setHeaders(res, response.headers);
   res.status(response.status).send(response.body);
-}
-
-/**
- * A read the owning service marked cacheable is kept at the edge per key and version (see
- * `ResponseCache`); anything else goes to the service every time.
- */
-async function cachedRead(
-  deps: PipelineDeps,
-  req: Request,
-  key: AuthenticatedKeyRow,
-  version: string,
-  execute: () => Promise<ForwardedResponse>,
-): Promise<ForwardedResponse> {
-  if (req.method !== 'GET' || /\bno-cache\b/i.test(req.get('cache-control') ?? '')) return execute();
-  const cacheKey = `${key.id}\n${version}\n${req.get('accept') ?? ''}\n${req.originalUrl}`;
-  const hit = deps.responses.get(cacheKey);
-  if (hit) return { ...hit.response, headers: { ...hit.response.headers, age: String(hit.ageSeconds) } };
-  const response = await execute();
-  deps.responses.offer(cacheKey, response);
-  return response;
-}
-
-async function respondFor(
-  deps: PipelineDeps,
-  entry: RouteEntry,
-  req: Request,
-  key: AuthenticatedKeyRow,
-  version: string,
-  params: Record<string, string>,
-  query: Record<string, unknown>,
-  raw: Buffer,
-): Promise<ForwardedResponse> {
-  if (entry.metadata.service === 'gateway') {
-    const answer = await answerMetaRoute(
-      entry.key,
-      { accountId: key.account_id, environment: key.environment, version: version as never, params, query },
-      { db: deps.knex, cursors: deps.cursors, requestLogRetentionMs: deps.edge.requestLog.retentionMs() },
-    );
-    return { status: answer.status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(answer.body) };
-  }
-  return deps.forwarder.forward(forwardRequest(entry, req, key, version, params, raw));
-}
-
-/** What the owning service is sent: the route's own path, the query as sent, the identity. */
-function forwardRequest(entry: RouteEntry, req: Request, key: AuthenticatedKeyRow, version: string, params: Record<string, string>, raw?: Buffer): ForwardRequest {
-  const queryStart = req.originalUrl.indexOf('?');
-  return {
-    entry,
-    params,
-    search: queryStart === -1 ? '' : req.originalUrl.slice(queryStart + 1),
-    body: raw !== undefined && raw.length > 0 ? raw : undefined,
-    identity: { accountId: key.account_id, environment: key.environment, keyId: key.id },
-    serviceVersion: version,
-    idempotencyKey: req.get('idempotency-key'),
-    accept: req.get('accept'),
-    lastEventId: req.get('last-event-id'),
-  };
+  return false;
 }

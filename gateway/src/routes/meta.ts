@@ -1,87 +1,48 @@
-import {
-  ApiError,
-  SERVICE_VERSIONS,
-  errorCodeItem,
-  errorCodeItems,
-  eventTypeItems,
-  isErrorCode,
-  type Environment,
-  type ServiceVersion,
-} from '@connectivity/contracts';
-import { toPage, type CursorCodec } from '@connectivity/platform';
+import { ApiError, SERVICE_VERSIONS, contract, errorCodeItem, errorCodeItems, eventTypeItems, isErrorCode } from '@connectivity/contracts';
+import { getCaller, tsRestOptions, type CursorCodec } from '@connectivity/platform';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import type { Express } from 'express';
 import type { Knex } from 'knex';
-import { z } from 'zod';
-import { listKeys, toApiKey } from '../db/keys-repository.ts';
-import { listRequestLogs } from '../db/request-log-repository.ts';
-
-/** Who asks, and what the request carried, as the gateway's own routes need it. */
-export interface MetaContext {
-  accountId: string;
-  environment: Environment;
-  version: ServiceVersion;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-}
+import { cataloguePage } from '../domain/catalogue-page.ts';
+import { listApiKeys } from '../use-cases/list-api-keys.ts';
+import { listRequestLogs } from '../use-cases/list-request-logs.ts';
+import { servedVersion } from './edge-pipeline.ts';
 
 export interface MetaDeps {
-  db: Knex;
+  knex: Knex;
   cursors: CursorCodec;
   /** Older requests are never listed, whether or not the purge has reached them. */
   requestLogRetentionMs: number;
 }
 
-const pageQuery = z.object({ cursor: z.string().optional(), limit: z.coerce.number().int().min(1).max(100).default(20) });
-const indexPosition = z.number().int().min(0);
-const idPosition = z.string().min(1);
-const timePosition = z.object({ t: z.number().int(), i: z.string().min(1) });
+// The spec needs no key: it is answered before the edge (see `docs.ts`).
+const { getOpenApiDocument: _openApi, ...authenticatedMeta } = contract.meta;
 
-/** A page of a fixed catalogue, in catalogue order; the cursor holds the index of the next item. */
-function staticPage<T>(items: readonly T[], list: string, ctx: MetaContext, cursors: CursorCodec) {
-  const { cursor, limit } = pageQuery.parse(ctx.query);
-  const binding = { list, account: ctx.accountId, environment: ctx.environment };
-  const start = cursor === undefined ? 0 : cursors.decode(cursor, binding, indexPosition);
-  const fetched = items.slice(start, start + limit + 1).map((item, i) => ({ item, index: start + i }));
-  const page = toPage(fetched, limit, (last) => cursors.encode(last.index + 1, binding));
-  return { ...page, data: page.data.map(({ item }) => item) };
+/** The public routes the gateway answers itself (route metadata `service: 'gateway'`), after every check of the edge. */
+export const gatewayRoutes = { ...authenticatedMeta, ...contract.apiKeys, ...contract.requestLogs };
+
+const s = initServer();
+
+export function metaRouter(deps: MetaDeps) {
+  return s.router(gatewayRoutes, {
+    getVersion: ({ res }) => Promise.resolve({ status: 200, body: { object: 'version', version: servedVersion(res), serves: [...SERVICE_VERSIONS] } }),
+    listEventTypes: ({ query, res }) => Promise.resolve({ status: 200, body: cataloguePage(eventTypeItems(), 'event_types', getCaller(res), query, deps.cursors) }),
+    listErrorCodes: ({ query, res }) => Promise.resolve({ status: 200, body: cataloguePage(errorCodeItems(), 'error_codes', getCaller(res), query, deps.cursors) }),
+    getErrorCode: ({ params }) => {
+      if (!isErrorCode(params.code)) {
+        throw new ApiError('resource_not_found', { param: 'code', message: `No error code \`${params.code}\`; see GET /v1/error_codes.` });
+      }
+      return Promise.resolve({ status: 200, body: errorCodeItem(params.code) });
+    },
+    listApiKeys: async ({ query, res }) => ({ status: 200, body: await listApiKeys(deps, getCaller(res), query) }),
+    listRequestLogs: async ({ query, res }) => ({
+      status: 200,
+      body: await listRequestLogs({ ...deps, retentionMs: deps.requestLogRetentionMs }, getCaller(res), query),
+    }),
+  });
 }
 
-/** The endpoints the gateway answers itself (route metadata `service: 'gateway'`), by route key. */
-export async function answerMetaRoute(key: string, ctx: MetaContext, deps: MetaDeps): Promise<{ status: number; body: unknown }> {
-  switch (key) {
-    case 'getVersion':
-      return { status: 200, body: { object: 'version', version: ctx.version, serves: [...SERVICE_VERSIONS] } };
-    case 'listEventTypes':
-      return { status: 200, body: staticPage(eventTypeItems(), 'event_types', ctx, deps.cursors) };
-    case 'listErrorCodes':
-      return { status: 200, body: staticPage(errorCodeItems(), 'error_codes', ctx, deps.cursors) };
-    case 'getErrorCode': {
-      const code = ctx.params.code;
-      if (!isErrorCode(code)) {
-        throw new ApiError('resource_not_found', { param: 'code', message: `No error code \`${code ?? ''}\`; see GET /v1/error_codes.` });
-      }
-      return { status: 200, body: errorCodeItem(code) };
-    }
-    case 'listApiKeys': {
-      const { cursor, limit } = pageQuery.parse(ctx.query);
-      const binding = { list: 'api_keys', account: ctx.accountId, environment: ctx.environment };
-      const afterId = cursor === undefined ? undefined : deps.cursors.decode(cursor, binding, idPosition);
-      const rows = await listKeys(deps.db, ctx.accountId, ctx.environment, { afterId, limit: limit + 1 });
-      const page = toPage(rows, limit, (last) => deps.cursors.encode(last.id, binding));
-      return { status: 200, body: { ...page, data: page.data.map(toApiKey) } };
-    }
-    case 'listRequestLogs': {
-      const { cursor, limit } = pageQuery.parse(ctx.query);
-      const binding = { list: 'request_logs', account: ctx.accountId, environment: ctx.environment };
-      const after = cursor === undefined ? undefined : deps.cursors.decode(cursor, binding, timePosition);
-      const rows = await listRequestLogs(deps.db, ctx, {
-        after: after && { timeMs: after.t, id: after.i },
-        since: new Date(Date.now() - deps.requestLogRetentionMs),
-        limit: limit + 1,
-      });
-      const page = toPage(rows, limit, (last) => deps.cursors.encode({ t: last.timeMs, i: last.row.id }, binding));
-      return { status: 200, body: { ...page, data: page.data.map(({ row }) => row) } };
-    }
-    default:
-      throw new Error(`the gateway has no handler for route ${key}`);
-  }
+/** Mounts the gateway's own routes; only requests the edge passed on (`next()`) reach them. */
+export function mountMetaRoutes(app: Express, deps: MetaDeps): void {
+  createExpressEndpoints(gatewayRoutes, metaRouter(deps), app, tsRestOptions);
 }

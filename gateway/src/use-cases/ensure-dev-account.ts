@@ -5,7 +5,8 @@ import type { Environment } from '@connectivity/contracts';
 import { findDevAccount } from '../db/accounts-repository.ts';
 import { findActiveKey, findKeyByHash } from '../db/keys-repository.ts';
 import { hashSecret, secretEnvironment } from '../domain/api-key-secret.ts';
-import { createAccount, rotateKey } from './key-admin.ts';
+import { createAccount } from './create-account.ts';
+import { rotateKey } from './rotate-key.ts';
 
 export interface DevAccountOptions {
   /** `DEV_TEST_KEY` / `DEV_LIVE_KEY`: the keys to use; generated when absent. */

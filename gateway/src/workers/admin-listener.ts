@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { closeServer, listen, MEMORY_DATA_DIR, type Stoppable } from '@connectivity/platform';
-import type { GatewayContext } from '../service.ts';
+import { createOperatorServices } from '../clients/operator-services.ts';
 import { createAdminApp } from '../routes/admin-app.ts';
+import type { GatewayContext } from '../service.ts';
 import { removeAdminFile, writeAdminFile } from './admin-file.ts';
 
 /**
@@ -16,8 +17,12 @@ export async function startAdminListener(context: GatewayContext): Promise<Stopp
     logger,
     adminToken: admin.token,
     baseUrl: config.PUBLIC_BASE_URL,
-    inventory: { url: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
-    catalogue: { url: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS },
+    services: createOperatorServices({
+      inventoryUrl: config.INVENTORY_URL,
+      catalogueUrl: config.CATALOGUE_URL,
+      internalToken: config.INTERNAL_TOKEN ?? '',
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    }),
     keysChanged: edge.keysChanged,
   });
   const server: Server = await listen(adminApp, config.ADMIN_PORT, config.ADMIN_HOST);

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { createLogger, runMigrations, type Database, type Bus } from '@connectivity/platform';
+import { buildService, createLogger, runMigrations, type Database, type Bus, type StartedService } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import type { Express } from 'express';
-import { createApp, loadConfig, migrations, type Config } from '../../src/index.ts';
-import { createEdgeState, type EdgeState } from '../../src/edge/edge-state.ts';
-import { createAccount } from '../../src/use-cases/key-admin.ts';
+import { createAccount, gatewayService, loadConfig, migrations, type Config } from '../../src/index.ts';
+import { edgeConsumers, edgeWorkers, type EdgeState, type GatewayContext } from '../../src/service.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
 export const BASE_URL = 'https://api.example.test';
@@ -20,7 +19,7 @@ export interface Harness {
   upstream: Upstream;
   edge: EdgeState;
   /** Another gateway instance on the same database, bus and rate-limit store (stopped at close). */
-  secondInstance(): Express;
+  secondInstance(): Promise<Express>;
   /** A fresh account with both keys; `scopes` restricts both. */
   account(): Promise<{ accountId: string; test: string; live: string; testKeyId: string; liveKeyId: string }>;
   close(): Promise<void>;
@@ -53,14 +52,17 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     ...env,
   };
   const config = loadConfig(configEnv);
-  const logger = createLogger({ name: 'gateway-test', level: 'silent' });
-  const instances: EdgeState[] = [];
-  const instance = (name: string) => {
-    const edge = createEdgeState({ db, bus, logger: createLogger({ name, level: 'silent' }) }, config);
-    instances.push(edge);
-    return { edge, app: createApp({ db, bus, logger, config, edge }) };
+  const instances: StartedService<GatewayContext>[] = [];
+  // A gateway instance with the edge's own background work (key changes, key use, request log,
+  // rate-limit store); the relay, the purge and the admin API are left to the tests that want them.
+  const instance = async (name: string) => {
+    const edgeOnly = { ...gatewayService, workers: edgeWorkers, consumers: edgeConsumers };
+    const started = await buildService(edgeOnly, { db, bus, logger: createLogger({ name, level: 'silent' }) }, config);
+    instances.push(started);
+    await started.startBackground();
+    return { edge: started.context.edge, app: started.app };
   };
-  const { app, edge } = instance('gateway-test');
+  const { app, edge } = await instance('gateway-test');
   // Counted in the shared store from the first request on (not in memory while Redis connects).
   await edge.rateLimiter.ready();
   return {
@@ -71,7 +73,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     env: configEnv,
     upstream,
     edge,
-    secondInstance: () => instance('second').app,
+    secondInstance: async () => (await instance('second')).app,
     async account() {
       const created = await createAccount(db.knex);
       return {
