@@ -1,5 +1,5 @@
 import { ApiError, type RouteEntry, type ServiceName } from '@connectivity/contracts';
-import { createInternalClient, pathFor, UpstreamFailure, type Caller, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
+import { createInternalClient, errorMessage, pathFor, UpstreamFailure, type Caller, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
 import type { ForwardedResponse } from '../domain/forwarded-response.ts';
 
 export { UpstreamFailure };
@@ -92,7 +92,7 @@ export function createForwarder(options: {
 
   const logFailure = (service: BackendService, error: unknown) => {
     if (error instanceof UpstreamFailure) {
-      options.logger.error({ service, timed_out: error.timedOut, not_sent: error.notSent, err: (error.cause as Error | undefined)?.message }, 'service call failed');
+      options.logger.error({ service, timed_out: error.timedOut, not_sent: error.notSent, err: errorMessage(error.cause) }, 'service call failed');
     }
   };
 

@@ -1,5 +1,5 @@
 import { ApiError, type ApiKey, type Environment, type Scope } from '@connectivity/contracts';
-import { newId } from '@connectivity/platform';
+import { errorMessage, newId } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { recordKeyEvent } from '../db/key-events.ts';
 import { insertKey } from '../db/keys-repository.ts';
@@ -19,7 +19,7 @@ export function scopesOf(requested: readonly string[] | undefined): Scope[] {
   try {
     return normaliseScopes(requested);
   } catch (error) {
-    throw new ApiError('invalid_parameter', { param: 'scopes', message: (error as Error).message });
+    throw new ApiError('invalid_parameter', { param: 'scopes', message: errorMessage(error) });
   }
 }
 
