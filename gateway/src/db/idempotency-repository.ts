@@ -103,7 +103,7 @@ const MAX_BATCH = 32;
 
 /**
  * Reservations group-committed: one statement per round trip for every request that arrived
- * during the last one (see `groupCommit`), where each used to make its own.
+ * during the last one (see `groupCommit`).
  */
 export function keyReservations(db: Knex): KeyReservations {
   const batcher = groupCommit<ReservationInput, Reservation>({

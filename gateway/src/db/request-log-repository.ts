@@ -61,9 +61,7 @@ export async function insertRequestLogs(knex: Knex, entries: readonly RequestLog
  * Keeps the newest `keep` rows of each scope and deletes the rest, in one statement: per scope,
  * the row at position `keep` is found by walking the index (at most `keep` entries), and it and
  * everything older go, found by the same index. Bounded work per scope, whatever the table holds.
- * The cut is MATERIALIZED on purpose: inlined, the planner re-ran it for every candidate row
- * (1,000 x 1,000 index entries, ~0.8 s per flush, which froze the embedded form's single-threaded
- * PGlite).
+ * The cut is MATERIALIZED on purpose: inlined, the planner re-runs it for every candidate row.
  */
 export async function trimRequestLogs(knex: Knex, scopes: readonly LogScope[], keep: number): Promise<number> {
   if (scopes.length === 0) return 0;
