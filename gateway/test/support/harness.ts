@@ -60,11 +60,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     const started = await buildService(edgeOnly, { db, bus, logger: createLogger({ name, level: 'silent' }) }, config);
     instances.push(started);
     await started.startBackground();
+    // Counted in the shared store from the first request on (not in memory while Redis connects).
+    await started.context.edge.rateLimiter.ready();
     return { edge: started.context.edge, app: started.app };
   };
   const { app, edge } = await instance('gateway-test');
-  // Counted in the shared store from the first request on (not in memory while Redis connects).
-  await edge.rateLimiter.ready();
   return {
     app,
     db,
