@@ -55,7 +55,7 @@ export interface GatewayContext extends ServiceRuntime {
   admin: { token: string; url: string };
 }
 
-export function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
+function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
   const { knex } = runtime.db;
   const streams = new OpenStreams();
   // A key whose notice arrives has its open streams closed: a stream must not outlive the right to read it.
