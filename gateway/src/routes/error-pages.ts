@@ -6,7 +6,7 @@ import {
   isErrorCode,
   type ErrorCode,
 } from '@connectivity/contracts';
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { marked } from 'marked';
 
 // An error's `link` opened by a person: a browser asks for HTML and sends no key. Such a request gets
@@ -86,5 +86,8 @@ export function errorPageRoutes(limit: RequestHandler, baseUrl: string): Router 
     res.setHeader('Vary', 'Accept, Authorization');
     res.type('html').send(isErrorCode(code) ? errorCodePage(code, baseUrl) : unknownCodePage(code));
   });
+  // A path segment that does not decode (`%zz`) names no page: the request goes on to the edge,
+  // which answers it like any other unknown path, rather than failing here as a 500.
+  router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => (error instanceof URIError ? next() : next(error)));
   return router;
 }
