@@ -42,7 +42,10 @@ export function metaRouter(deps: MetaDeps) {
   });
 }
 
-/** Mounts the gateway's own routes; only requests the edge passed on (`next()`) reach them. */
+/**
+ * Mounts the gateway's own routes; only requests the edge passed on (`next()`) reach them. The
+ * edge has named the request's span and route already, so ts-rest's route naming is left out.
+ */
 export function mountMetaRoutes(app: Express, deps: MetaDeps): void {
-  createExpressEndpoints(gatewayRoutes, metaRouter(deps), app, tsRestOptions);
+  createExpressEndpoints(gatewayRoutes, metaRouter(deps), app, { ...tsRestOptions, globalMiddleware: [] });
 }
