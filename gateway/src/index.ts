@@ -11,4 +11,5 @@ export { restrictKey } from './use-cases/restrict-key.ts';
 export { revokeKeyById } from './use-cases/revoke-key.ts';
 export { rotateKey } from './use-cases/rotate-key.ts';
 export { gatewayService, startGateway, type StartedGateway } from './service.ts';
-export { KEY_CHANGES_SUBJECT, type KeyChangeNotice } from './keys/key-cache.ts';
+export { KEY_CHANGES_SUBJECT } from './consumers/key-changes.ts';
+export type { KeyChangeNotice } from './domain/key-change.ts';
