@@ -70,6 +70,22 @@ describe('the operator admin API', () => {
     expectError(await request(gateway.app).get('/v1/api_keys').set(bearer(rotated.body.secret)), 401, 'key_revoked');
   });
 
+  it('issues a throwaway test key beside the account’s own, which keeps working and stays the one a rotation replaces', async () => {
+    const created = (await request(gateway.adminUrl).post('/admin/accounts').set(admin()).send({})).body as CreatedAccount;
+    const extra = await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'test', throwaway: true, scopes: ['catalogue:read'] });
+    expect(extra.status, JSON.stringify(extra.body)).toBe(201);
+    expect(extra.body).toMatchObject({ environment: 'test', status: 'active', scopes: ['catalogue:read'], replaced: null });
+    // Both work at once.
+    expect((await request(gateway.app).get('/v1/esim').set(bearer(created.keys.test.secret))).status).toBe(200);
+    expect((await request(gateway.app).get('/v1/esim/bundles').set(bearer(extra.body.secret as string))).status).toBe(200);
+    // A rotation replaces the account's own key, not the throwaway one.
+    const rotated = await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'test' });
+    expect(rotated.body.replaced.id).toBe(created.keys.test.id);
+    expect((await request(gateway.app).get('/v1/esim/bundles').set(bearer(extra.body.secret as string))).status).toBe(200);
+    // Live accounts have one key.
+    expectAdminError(await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'live', throwaway: true }), 400, 'invalid_parameter', 'throwaway');
+  });
+
   it('passes verification and live balance on to inventory, and keeps the rate limit itself', async () => {
     const created = (await request(gateway.adminUrl).post('/admin/accounts').set(admin()).send({})).body as CreatedAccount;
     const res = await request(gateway.adminUrl)

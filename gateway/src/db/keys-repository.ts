@@ -37,10 +37,11 @@ export async function findKey(db: Knex, id: string): Promise<KeyRow | undefined>
   return await db.from({ k: KEYS }).where('k.id', id).first<KeyRow | undefined>(KEY_COLUMNS);
 }
 
+/** The account's own active key of an environment (never a throwaway one). */
 export async function findActiveKey(db: Knex, accountId: string, environment: Environment): Promise<KeyRow | undefined> {
   return await db
     .from({ k: KEYS })
-    .where({ 'k.account_id': accountId, 'k.environment': environment, 'k.status': 'active' })
+    .where({ 'k.account_id': accountId, 'k.environment': environment, 'k.status': 'active', 'k.throwaway': false })
     .first<KeyRow | undefined>(KEY_COLUMNS);
 }
 
@@ -69,6 +70,8 @@ export interface NewKey {
   prefix: string;
   last4: string;
   scopes: Scope[];
+  /** An extra test key beside the account's own (see `issueThrowawayKey`). */
+  throwaway?: boolean;
 }
 
 export async function insertKey(trx: Knex.Transaction, key: NewKey): Promise<KeyRow> {
@@ -80,6 +83,7 @@ export async function insertKey(trx: Knex.Transaction, key: NewKey): Promise<Key
     prefix: key.prefix,
     last4: key.last4,
     scopes: key.scopes,
+    throwaway: key.throwaway ?? false,
   });
   const row = await findKey(trx, key.id);
   if (!row) throw new Error(`key ${key.id} vanished after insert`);

@@ -9,6 +9,7 @@ import { unixSeconds } from '../domain/unix-time.ts';
 import { createAccount } from '../use-cases/create-account.ts';
 import { restrictKey } from '../use-cases/restrict-key.ts';
 import { revokeKeyById } from '../use-cases/revoke-key.ts';
+import { issueThrowawayKey } from '../use-cases/issue-throwaway-key.ts';
 import { rotateKey } from '../use-cases/rotate-key.ts';
 import { updateAccount } from '../use-cases/update-account.ts';
 import { viewAccount } from '../use-cases/view-account.ts';
@@ -49,6 +50,11 @@ export function adminRouter(deps: AdminRouteDeps) {
       getAccount: async ({ params }) => ({ status: 200, body: await viewAccount(knex, params.accountId) }),
       updateAccount: async ({ params, body, res }) => ({ status: 200, body: await updateAccount(deps, params.accountId, body, requestIdOf(res)) }),
       issueKey: async ({ params, body }) => {
+        if (body.throwaway) {
+          const extra = await issueThrowawayKey(knex, params.accountId, body.environment, body.scopes);
+          deps.keysChanged({ accountId: params.accountId, issued: true });
+          return { status: 201, body: { ...extra.key, secret: extra.secret, replaced: null } };
+        }
         const issued = await rotateKey(knex, params.accountId, body.environment, { scopes: body.scopes });
         deps.keysChanged({ accountId: params.accountId, issued: true, ...(issued.revoked && { keyIds: [issued.revoked.id] }) });
         return { status: 201, body: { ...issued.key, secret: issued.secret, replaced: issued.revoked } };

@@ -31,7 +31,7 @@ export async function issueKeyInTransaction(
   trx: Knex.Transaction,
   accountId: string,
   environment: Environment,
-  options: { scopes?: readonly string[] | undefined; secret?: string | undefined },
+  options: { scopes?: readonly string[] | undefined; secret?: string | undefined; throwaway?: boolean },
 ): Promise<IssuedKey> {
   const secret = options.secret ?? generateSecret(environment);
   if (secretEnvironment(secret) !== environment) {
@@ -45,6 +45,7 @@ export async function issueKeyInTransaction(
     secretHash: hashSecret(secret),
     ...secretHints(secret),
     scopes,
+    throwaway: options.throwaway ?? false,
   });
   await recordKeyEvent(trx, 'api_key.issued', row);
   return { key: toApiKey(row), secret };

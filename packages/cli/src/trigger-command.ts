@@ -14,7 +14,7 @@ export const TRIGGER_COMMANDS: Record<string, Command> = {
   trigger: {
     usage: `trigger <${EVENT_TYPES.join('|')}> [--key sk_test_...] [--url <api url>] [--json]`,
     summary:
-      'Make the sandbox emit an event: buys, moves or uses an eSIM, or rotates your test key (api_key.*, through the admin API), ' +
+      'Make the sandbox emit an event: buys, moves or uses an eSIM, or issues, uses and revokes a throwaway test key (api_key.*, through the admin API; your key keeps working), ' +
       'printing each step, then waits until GET /v1/events lists the event.',
     async run(ctx, args, out) {
       const type = need(args, 1, 'event type');
@@ -27,16 +27,12 @@ export const TRIGGER_COMMANDS: Record<string, Command> = {
         key: first.key,
         out: args.values.json ? { log: () => undefined } : out,
         admin: () => ctx.admin(),
-        useKey(key) {
-          sandbox.key = key;
-          sandbox.api = createApiClient(first.baseUrl, key);
-        },
+        withKey: (key) => createApiClient(first.baseUrl, key),
       };
       sandbox.out.log(`${type}: ${recipe.how}`);
       const matches = await recipe.run(sandbox);
       const event = await waitForEvent(sandbox, (e) => e.type === type && matches(e), ctx.signal);
-      // After an api_key.* recipe the key in use changed: the new one is part of the answer.
-      if (args.values.json) return json(out, { event, ...(sandbox.key !== first.key && { new_key: sandbox.key }) });
+      if (args.values.json) return json(out, { event });
       out.log(`emitted ${event.id} ${event.type} (${event.environment})`);
     },
   },

@@ -81,10 +81,32 @@ describe('pnpm cli trigger', () => {
     expect(printed.out).toMatch(new RegExp(`^${type.replaceAll('.', '\\.')}: `));
     const emitted = /emitted (evt_\w+) (\S+) \(test\)$/.exec(printed.out);
     expect(emitted?.[2]).toBe(type);
-    // api_key.* rotate the key: the new one is printed, and it is the one that works now.
-    const key = /your new test key: (sk_test_\w+)/.exec(printed.out)?.[1] ?? keys.test;
-    const listed = (await events(key)).find((event) => event.id === emitted?.[1]);
+    const listed = (await events(keys.test)).find((event) => event.id === emitted?.[1]);
     expect(listed).toMatchObject({ type, environment: 'test' });
+    // The key the integrator uses keeps working after every trigger, api_key.* included.
+    expect((await stack.call(keys.test, 'GET', '/v1/version')).status).toBe(200);
+    if (type.startsWith('api_key.')) {
+      // The event is the throwaway key's own, not the integrator's key's.
+      const object = (listed?.data as { object?: { id?: string; prefix?: string } } | undefined)?.object;
+      expect(keys.test.startsWith(object?.prefix ?? '-')).toBe(false);
+    }
+  });
+
+  it('api_key.* triggers leave the key in use active and each print the event they caused', async () => {
+    const keys = await account();
+    const seen = new Set<string>();
+    for (const type of ['api_key.issued', 'api_key.first_used', 'api_key.revoked', 'api_key.issued']) {
+      const printed = await cli(['trigger', type, '--key', keys.test, '--json']);
+      expect(printed.code, printed.err).toBe(0);
+      const { event } = JSON.parse(printed.out) as { event: ApiEvent };
+      expect(event.type).toBe(type);
+      // A new event every time: never one an earlier run caused.
+      expect(seen.has(event.id)).toBe(false);
+      seen.add(event.id);
+    }
+    const active = ((await stack.call(keys.test, 'GET', '/v1/api_keys?limit=100')).body.data as { status: string; prefix: string }[]).filter((k) => k.status === 'active');
+    expect(active).toHaveLength(1);
+    expect(keys.test.startsWith(active[0]?.prefix ?? '-')).toBe(true);
   });
 
   it('works in the sandbox only, and names the event types it knows', async () => {

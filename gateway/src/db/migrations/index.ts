@@ -4,6 +4,7 @@ import * as accountsAndKeys from './0001_accounts_and_keys.ts';
 import * as rateLimits from './0003_rate_limits.ts';
 import * as requestLogs from './0005_request_logs.ts';
 import * as idempotencyForwarded from './0006_idempotency_forwarded.ts';
+import * as throwawayKeys from './0007_throwaway_keys.ts';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
@@ -14,5 +15,6 @@ export const migrations: MigrationSet = {
     '0004_outbox': outboxMigration(SCHEMA),
     '0005_request_logs': requestLogs,
     '0006_idempotency_forwarded': idempotencyForwarded,
+    '0007_throwaway_keys': throwawayKeys,
   },
 };

@@ -18,23 +18,24 @@ const about =
     ids.includes(String(objectId(event)));
 
 /**
- * A rotation of the integrator's test key through the operator's admin API: the old key is
- * revoked (`api_key.revoked`), a new one issued (`api_key.issued`), and its first request made
- * (`api_key.first_used`). The new key is printed: the old one stops working.
+ * The `api_key.*` events of a throwaway test key of the account (the operator's admin API issues
+ * it beside the account's own key, which keeps working): issued (`api_key.issued`), used once
+ * (`api_key.first_used`), revoked (`api_key.revoked`). The key the README exports and the CLI
+ * uses is never touched.
  */
-async function rotateTestKey(sandbox: Sandbox): Promise<EventMatch> {
+async function throwawayKeyEvents(sandbox: Sandbox): Promise<EventMatch> {
   const keys = (await sandbox.api.apiKeys.list({ limit: 100 })).data;
   const mine = keys.find((k) => k.status === 'active' && sandbox.key.startsWith(k.prefix) && sandbox.key.endsWith(k.last4));
   if (!mine) throw new CliError('The key in use is not among the account’s active keys.');
   const admin = await sandbox.admin();
   const owned = await succeeded(admin.keys.getKey({ params: { keyId: mine.id } }));
-  const rotated = await succeeded(admin.accounts.issueKey({ params: { accountId: owned.account_id }, body: { environment: 'test', scopes: mine.scopes } }));
-  sandbox.out.log(`  rotated the test key: ${mine.id} revoked, ${rotated.id} issued`);
-  sandbox.out.log(`  your new test key: ${rotated.secret} (the old one no longer works)`);
-  sandbox.useKey(rotated.secret);
-  await sandbox.api.version();
-  sandbox.out.log(`  made the first request with ${rotated.id}`);
-  return about(mine.id, rotated.id);
+  const extra = await succeeded(admin.accounts.issueKey({ params: { accountId: owned.account_id }, body: { environment: 'test', scopes: ['catalogue:read'], throwaway: true } }));
+  sandbox.out.log(`  issued a throwaway test key ${extra.id} (your key ${mine.id} is untouched)`);
+  await sandbox.withKey(extra.secret).version();
+  sandbox.out.log(`  made the first request with ${extra.id}`);
+  await succeeded(admin.keys.revokeKey({ params: { keyId: extra.id }, body: {} }));
+  sandbox.out.log(`  revoked ${extra.id}`);
+  return about(extra.id);
 }
 
 /**
@@ -73,7 +74,7 @@ export const TRIGGER_RECIPES = {
       return about(esim.id);
     },
   },
-  'api_key.issued': { how: 'rotates your test key (admin API): a new key is issued and printed', run: rotateTestKey },
-  'api_key.first_used': { how: 'rotates your test key (admin API) and makes the new key’s first request', run: rotateTestKey },
-  'api_key.revoked': { how: 'rotates your test key (admin API): the key in use is revoked, a new one printed', run: rotateTestKey },
+  'api_key.issued': { how: 'issues a throwaway test key (admin API), uses it once and revokes it; your key keeps working', run: throwawayKeyEvents },
+  'api_key.first_used': { how: 'issues a throwaway test key (admin API), makes its first request and revokes it; your key keeps working', run: throwawayKeyEvents },
+  'api_key.revoked': { how: 'issues a throwaway test key (admin API), uses it once and revokes it; your key keeps working', run: throwawayKeyEvents },
 } as const satisfies Record<EventType, Recipe>;

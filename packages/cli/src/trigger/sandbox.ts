@@ -5,16 +5,16 @@ import { CliError } from '../admin-client.ts';
 import type { Output } from '../command.ts';
 
 /**
- * What a recipe works with: the SDK on the integrator's test key (replaced when a recipe
- * rotates the key), the operator's admin API when a recipe needs it, and where steps are told.
+ * What a recipe works with: the SDK on the integrator's test key, the operator's admin API when a
+ * recipe needs it, and where steps are told.
  */
 export interface Sandbox {
   api: Connectivity;
   key: string;
   out: Output;
   admin(): Promise<AdminClient>;
-  /** Switches to another key of the account (after a rotation); later calls use it. */
-  useKey(key: string): void;
+  /** The SDK on another key of the account, for one call (a throwaway key's first request). */
+  withKey(key: string): Connectivity;
 }
 
 /** Buys one eSIM of the smallest bundle with a data limit (so usage thresholds can be reached). */

@@ -51,7 +51,17 @@ export const ownedApiKeySchema = titled('OwnedApiKey', apiKeySchema.extend({ acc
 export type OwnedApiKey = z.infer<typeof ownedApiKeySchema>;
 
 export const createAccountBodySchema = z.object({ name: z.string().min(1).max(200).optional() }).strict();
-export const issueKeyBodySchema = z.object({ environment: environmentSchema, scopes: scopesSchema.optional() }).strict();
+export const issueKeyBodySchema = z
+  .object({
+    environment: environmentSchema,
+    scopes: scopesSchema.optional(),
+    /**
+     * An extra test key that does not replace the account's own (sandbox tools that must make
+     * `api_key.*` events happen); revoke it when done. Without it the call is a rotation.
+     */
+    throwaway: z.boolean().optional(),
+  })
+  .strict();
 export const restrictKeyBodySchema = z.object({ scopes: scopesSchema }).strict();
 export const updateAccountBodySchema = z
   .object({
