@@ -8,6 +8,7 @@ export const esim: Esim = {
   id: 'esim_01jd8x7k2m9q4r5s6t7v8w9xyz',
   iccid: '8988247000012345678',
   state: 'active',
+  expired_reason: null,
   bundle: 'esim_5GB_30D_EU',
   data_used_bytes: 2_500_000_000,
   data_limit_bytes: 5_000_000_000,

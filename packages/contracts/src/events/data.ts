@@ -9,8 +9,8 @@ import { titled } from '../schemas/titled.ts';
 
 /**
  * The eSIM in event data. Events are kept and replayed for 30 days, so one recorded before eSIMs
- * had `metadata`, `apple_install_url` and `test_clock` is read with them filled in (`{}`, the link of
- * its activation code, null) instead of failing a receiver that parses events. The cast keeps the eSIM's types.
+ * had `metadata`, `apple_install_url`, `test_clock` and `expired_reason` is read with them filled in
+ * (`{}`, the link of its activation code, null, null) instead of failing a receiver that parses events. The cast keeps the eSIM's types.
  */
 const eventEsimSchema = z.preprocess((value) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
@@ -21,6 +21,7 @@ const eventEsimSchema = z.preprocess((value) => {
     metadata: esim.metadata ?? {},
     apple_install_url: esim.apple_install_url === undefined ? appleInstallUrl(code) : esim.apple_install_url,
     test_clock: esim.test_clock ?? null,
+    expired_reason: esim.expired_reason ?? null,
   };
 }, esimSchema) as unknown as typeof esimSchema;
 

@@ -1,8 +1,9 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { errorResponses } from '../routes/operation.ts';
-import { bundleNameSchema, iccidSchema } from '../schemas/primitives.ts';
-import { internalHeadersSchema } from './headers.ts';
+import { ESIM_STATES, EXPIRED_REASONS } from '../schemas/enums.ts';
+import { bundleNameSchema, iccidSchema, unixSeconds } from '../schemas/primitives.ts';
+import { internalHeadersSchema, internalSystemHeadersSchema } from './headers.ts';
 
 const c = initContract();
 
@@ -13,6 +14,32 @@ export const suppliedProfileSchema = z.object({
   matching_id: z.string().min(1),
 });
 export type SuppliedProfile = z.infer<typeof suppliedProfileSchema>;
+
+/** The suppliers a live environment can buy from (setting `LIVE_SUPPLIER`). */
+export const SUPPLIER_VENDORS = ['airalo', 'esim-go'] as const;
+export type SupplierVendor = (typeof SUPPLIER_VENDORS)[number];
+
+/**
+ * What the supplier says of one live profile, in our terms (the vendor-to-state table is in the
+ * decision records): the state it has reached, why it expired, and its usage. Inventory applies
+ * a report by moving the eSIM forward only (a report never moves an eSIM back), so the same
+ * report from a callback and from reconciliation emits each event once.
+ */
+export const profileReportSchema = z.object({
+  iccid: iccidSchema,
+  state: z.enum(ESIM_STATES),
+  /** Set when `state` is `expired`; null otherwise. */
+  expired_reason: z.enum(EXPIRED_REASONS).nullable(),
+  /** Bytes used so far; null when the supplier did not say. */
+  data_used_bytes: z.number().int().min(0).nullable(),
+  /** The bundle's data allowance in bytes; null when unlimited or not said. */
+  data_limit_bytes: z.number().int().min(0).nullable(),
+  /** When the bundle's validity ends at the supplier (unix seconds); null when not said. */
+  expires_at: unixSeconds.nullable(),
+  /** When the supplier observed this (unix seconds): reports older than what inventory holds change nothing. */
+  observed_at: unixSeconds,
+});
+export type ProfileReport = z.infer<typeof profileReportSchema>;
 
 export const orderProfilesBodySchema = z
   .object({
@@ -37,6 +64,15 @@ export const profileActionResultSchema = z.object({ iccid: iccidSchema, status: 
 
 const profilePathParams = z.object({ iccid: iccidSchema });
 
+/** A vendor's callback as the gateway received it: the raw body (base64, exactly the bytes signed) and its headers. */
+export const supplierCallbackBodySchema = z
+  .object({
+    body_base64: z.string().max(1_500_000),
+    /** Header names in lower case. */
+    headers: z.record(z.string(), z.string()),
+  })
+  .strict();
+
 /**
  * Live supply, owned by catalogue (which holds the supplier adapter): inventory orders profiles
  * before its order transaction, asks for suspend, resume and terminate (cancel) before it
@@ -54,6 +90,27 @@ export const internalSupplyContract = c.router(
       responses: {
         200: z.object({ profiles: z.array(suppliedProfileSchema) }),
         ...errorResponses(['invalid_parameter', 'capability_not_orderable', 'supplier_refused', 'internal_error']),
+      },
+    },
+    findOrder: {
+      method: 'GET',
+      path: '/internal/supply/orders/:reference',
+      summary:
+        'The profiles the supplier made for an order placed with this `reference` (our order id), or 404: asked after a crash, before buying again',
+      pathParams: z.object({ reference: z.string().min(1).max(100) }),
+      responses: {
+        200: z.object({ profiles: z.array(suppliedProfileSchema) }),
+        ...errorResponses(['resource_not_found', 'supplier_unavailable', 'internal_error']),
+      },
+    },
+    profileReport: {
+      method: 'GET',
+      path: '/internal/supply/profiles/:iccid',
+      summary: 'What the supplier says of a live profile now (reconciliation)',
+      pathParams: profilePathParams,
+      responses: {
+        200: profileReportSchema,
+        ...errorResponses(['resource_not_found', 'supplier_unavailable', 'internal_error']),
       },
     },
     stockSandboxProfiles: {
@@ -101,4 +158,26 @@ export const internalSupplyContract = c.router(
     },
   },
   { baseHeaders: internalHeadersSchema, strictStatusCodes: true },
+);
+
+/**
+ * Calls that act for no account: a vendor's callback, verified (its signature, on the raw body)
+ * and read by the adapter of the configured live supplier. 401 `key_invalid`: the signature is
+ * missing or wrong; 404 `resource_not_found`: `vendor` is not the configured live supplier.
+ */
+export const internalSupplyCallbacksContract = c.router(
+  {
+    parseCallback: {
+      method: 'POST',
+      path: '/internal/supply/callbacks/:vendor',
+      summary: 'Verify and read a supplier callback into profile reports (stores nothing)',
+      pathParams: z.object({ vendor: z.enum(SUPPLIER_VENDORS) }),
+      body: supplierCallbackBodySchema,
+      responses: {
+        200: z.object({ reports: z.array(profileReportSchema) }),
+        ...errorResponses(['invalid_parameter', 'key_invalid', 'resource_not_found', 'internal_error']),
+      },
+    },
+  },
+  { baseHeaders: internalSystemHeadersSchema, strictStatusCodes: true },
 );

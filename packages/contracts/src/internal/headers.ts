@@ -20,3 +20,9 @@ export const internalHeadersSchema = z.object({
   [INTERNAL_HEADERS.token]: z.string().min(1),
 });
 export type InternalHeaders = z.infer<typeof internalHeadersSchema>;
+
+/** The headers of an internal call made for no account (a supplier's callback): the request and the token only. */
+export const internalSystemHeadersSchema = z.object({
+  [INTERNAL_HEADERS.requestId]: idSchema(ID_PREFIXES.request),
+  [INTERNAL_HEADERS.token]: z.string().min(1),
+});

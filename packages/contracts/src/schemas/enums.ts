@@ -2,6 +2,10 @@
 export const ESIM_STATES = ['released', 'installed', 'active', 'suspended', 'expired'] as const;
 export type EsimState = (typeof ESIM_STATES)[number];
 
+/** Why an `expired` eSIM expired: its bundle's validity ended, its data ran out, or it was cancelled. */
+export const EXPIRED_REASONS = ['validity_ended', 'data_exhausted', 'cancelled'] as const;
+export type ExpiredReason = (typeof EXPIRED_REASONS)[number];
+
 /** A test clock is `advancing` while an advance moves its objects through time, `ready` otherwise. */
 export const TEST_CLOCK_STATUSES = ['ready', 'advancing'] as const;
 export type TestClockStatus = (typeof TEST_CLOCK_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ESIM_STATES } from './enums.ts';
+import { ESIM_STATES, EXPIRED_REASONS } from './enums.ts';
 import { metadataSchema } from './metadata.ts';
 import { ACTIVATION_CODE_PATTERN, ID_PREFIXES, iccidSchema, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
@@ -19,6 +19,13 @@ export const esimSchema = titled(
     id: idSchema(ID_PREFIXES.esim),
     iccid: iccidSchema,
     state: z.enum(ESIM_STATES),
+    expired_reason: z
+      .enum(EXPIRED_REASONS)
+      .nullable()
+      .describe(
+        'Why the eSIM expired: `validity_ended` (its bundle\'s duration ran out), `data_exhausted` (it used all its data) ' +
+          'or `cancelled` (DELETE /v1/esim/{id}); null until the eSIM is `expired`.',
+      ),
     bundle: z.string().nullable(),
     data_used_bytes: z.number().int().min(0),
     data_limit_bytes: z.number().int().min(0).nullable(),

@@ -28,7 +28,7 @@ export const EVENT_EXAMPLES: { [T in EventType]: TypedEventOf<T> } = {
     previous_state: 'active',
   }),
   'esim.expired': envelope('esim.expired', 'evt_01m7q5d26rss6ys3c4dwa7n360', at(30 * 86_400), {
-    object: moved('expired', 30 * 86_400),
+    object: { ...moved('expired', 30 * 86_400), expired_reason: 'validity_ended' },
     previous_state: 'active',
   }),
   'esim.usage.threshold': envelope('esim.usage.threshold', 'evt_01m7q5d3hk96q14dr9gpqy77zx', at(3_600), {

@@ -36,6 +36,7 @@ function sandboxEsim(id: string, iccid: string, matchingId: string): Esim {
     id,
     iccid,
     state: 'released',
+    expired_reason: null,
     bundle: 'esim_5GB_30D_EU',
     data_used_bytes: 0,
     data_limit_bytes: 5_000_000_000,
