@@ -77,6 +77,7 @@ describe('thresholds', () => {
 
 describe('applyUsage', () => {
   const fresh = (over: Partial<UsageSubject> = {}): UsageSubject => ({
+    expired_reason: null,
     state: 'released',
     data_used_bytes: 0,
     data_limit_bytes: 1_000_000,
@@ -103,6 +104,7 @@ describe('applyUsage', () => {
     const { esim, steps } = applyUsage(fresh({ state: 'active', data_used_bytes: 400_000, thresholds_notified: [] }), 5_000_000);
     expect(esim.data_used_bytes).toBe(1_000_000);
     expect(esim.state).toBe('expired');
+    expect(esim.expired_reason).toBe('data_exhausted');
     expect(esim.thresholds_notified).toEqual([50, 80, 100]);
     expect(steps.map((s) => (s.kind === 'state' ? s.esim.state : s.threshold_percent))).toEqual([50, 80, 100, 'expired']);
     expect(steps.at(-1)).toMatchObject({ previous_state: 'active' });

@@ -51,16 +51,19 @@ describe('the expiry sweeper', () => {
     }
 
     for (const esim of week) {
-      expect((await h.get(caller, `/v1/esim/${esim.id}`)).body.state).toBe('expired');
+      const after = (await h.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
+      expect(after.state).toBe('expired');
+      // The one cancelled before its validity ended says so; the others ran out of time.
+      expect(after.expired_reason).toBe(esim.id === cancelled.id ? 'cancelled' : 'validity_ended');
     }
-    for (const esim of month) expect((await h.get(caller, `/v1/esim/${esim.id}`)).body.state).toBe('released');
+    for (const esim of month) expect((await h.get(caller, `/v1/esim/${esim.id}`)).body).toMatchObject({ state: 'released', expired_reason: null });
 
     await eventually(() => {
       for (const esim of week) expect(h.eventsOf(esim.id).filter((e) => e.type === 'esim.expired')).toHaveLength(1);
     });
     expect(await eventTypesOf(h, inUse.id, 4)).toEqual(['esim.released', 'esim.installed', 'esim.activated', 'esim.expired']);
     const suspendedExpiry = h.eventsOf(suspended.id).at(-1);
-    expect(suspendedExpiry).toMatchObject({ type: 'esim.expired', data: { previous_state: 'suspended', object: { state: 'expired' } } });
+    expect(suspendedExpiry).toMatchObject({ type: 'esim.expired', data: { previous_state: 'suspended', object: { state: 'expired', expired_reason: 'validity_ended' } } });
     const plain = h.eventsOf(week[5]?.id ?? '').at(-1);
     expect(plain?.data).toMatchObject({ previous_state: 'released', object: { id: week[5]?.id, state: 'expired' } });
   });

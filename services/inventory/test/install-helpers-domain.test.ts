@@ -24,6 +24,7 @@ describe('apple_install_url', () => {
       order_id: 'ord_01jd8x7k2m9q4r5s6t7v8w9xyz',
       iccid: '8988299000000000017',
       state: 'released',
+    expired_reason: null,
       bundle: 'esim_5GB_30D_EU',
       data_used_bytes: 0,
       data_limit_bytes: 5_000_000_000,

@@ -42,7 +42,7 @@ describe('cancelling a live eSIM', () => {
     const esim = await liveEsim(caller);
     const res = await h.patch(caller, esim.id, 'expired');
     expect(res.status).toBe(200);
-    expect(res.body.state).toBe('expired');
+    expect(res.body).toMatchObject({ state: 'expired', expired_reason: 'cancelled' });
     expect(h.supplier.state.profiles.get(esim.iccid)?.status).toBe('terminated');
     expect(h.supplier.state.requests.get('POST /v1/profiles/:iccid/terminate')).toBe(1);
     // Cancelling again changes nothing and asks the supplier nothing.

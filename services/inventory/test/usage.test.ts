@@ -42,7 +42,7 @@ describe('POST /internal/esims/{id}/usage', () => {
     expect((await h.usage(caller, esim.id, 0.1 * GB)).body.data_used_bytes).toBe(0.5 * GB);
     expect((await h.usage(caller, esim.id, 0.05 * GB)).status).toBe(200);
     const last = await h.usage(caller, esim.id, 5 * GB);
-    expect(last.body).toMatchObject({ state: 'expired', data_used_bytes: GB, data_limit_bytes: GB });
+    expect(last.body).toMatchObject({ state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: GB, data_limit_bytes: GB });
 
     const types = await eventTypesOf(h, esim.id, 7);
     expect(types).toEqual([

@@ -28,7 +28,7 @@ export const EVENT_CATALOGUE = {
     data: esimStateEventDataSchema,
   },
   'esim.expired': {
-    description: 'The eSIM ended for good: cancelled, its validity ran out, or its data ran out.',
+    description: 'The eSIM ended for good: cancelled, its validity ran out, or its data ran out (`object.expired_reason`: `cancelled`, `validity_ended`, `data_exhausted`).',
     data: esimStateEventDataSchema,
   },
   'esim.usage.threshold': {

@@ -1,4 +1,4 @@
-import { internalSupplyContract } from '@connectivity/contracts';
+import { ApiError, internalSupplyContract } from '@connectivity/contracts';
 import { getCaller } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import { actOnProfile } from '../use-cases/act-on-profile.ts';
@@ -11,6 +11,13 @@ const s = initServer();
 export function internalSupplyRouter(deps: CatalogueDeps) {
   return s.router(internalSupplyContract, {
     orderProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await orderProfiles(deps, getCaller(res), body) } }),
+    // What the supplier did for an order and says of a profile: the live adapters answer these.
+    findOrder: async () => {
+      throw new ApiError('resource_not_found', { message: 'The live supplier reports no orders yet.' });
+    },
+    profileReport: async () => {
+      throw new ApiError('resource_not_found', { message: 'The live supplier reports no profiles yet.' });
+    },
     stockSandboxProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await stockSandboxProfiles(deps, getCaller(res), body) } }),
     suspendProfile: async ({ params, res }) => {
       await actOnProfile(deps, getCaller(res), params.iccid, 'suspend');

@@ -1,4 +1,4 @@
-import type { EsimState } from '@connectivity/contracts';
+import type { EsimState, ExpiredReason } from '@connectivity/contracts';
 import { createOutbox, monotonicUlid, outboxEntry, type InternalEvent, type OneStatement } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { EsimRecord } from '../domain/esim.ts';
@@ -41,10 +41,27 @@ export function addEsimEvents(statement: OneStatement, db: Knex, changes: readon
   for (const change of changes) outbox.addTo(statement, db, outboxEntry(eventOf(change, now)));
 }
 
-/** Moves the locked eSIM to `to` at `at` and writes the event of that state, in the caller's transaction. */
-export async function moveEsim(trx: Knex.Transaction, esim: EsimRecord, to: EsimState, at: Date): Promise<EsimRecord> {
-  const moved: EsimRecord = { ...esim, state: to, updated_at: Math.floor(at.getTime() / 1000) };
-  await updateEsimRow(trx, esim.id, { state: to, updated_at: moved.updated_at });
+/**
+ * Moves the locked eSIM to `to` at `at` and writes the event of that state, in the caller's
+ * transaction. Into `expired` only through `expireEsim`, which says why.
+ */
+export async function moveEsim(trx: Knex.Transaction, esim: EsimRecord, to: Exclude<EsimState, 'expired'>, at: Date): Promise<EsimRecord> {
+  return move(trx, esim, { state: to, expired_reason: null }, at);
+}
+
+/** Expires the locked eSIM at `at` for `reason`, with its `esim.expired`, in the caller's transaction. */
+export async function expireEsim(trx: Knex.Transaction, esim: EsimRecord, reason: ExpiredReason, at: Date): Promise<EsimRecord> {
+  return move(trx, esim, { state: 'expired', expired_reason: reason }, at);
+}
+
+/** The move to `expired` for a patch or a plan that may name it: a cancel by the integrator. */
+export async function moveOrCancelEsim(trx: Knex.Transaction, esim: EsimRecord, to: EsimState, at: Date): Promise<EsimRecord> {
+  return to === 'expired' ? expireEsim(trx, esim, 'cancelled', at) : moveEsim(trx, esim, to, at);
+}
+
+async function move(trx: Knex.Transaction, esim: EsimRecord, to: Pick<EsimRecord, 'state' | 'expired_reason'>, at: Date): Promise<EsimRecord> {
+  const moved: EsimRecord = { ...esim, ...to, updated_at: Math.floor(at.getTime() / 1000) };
+  await updateEsimRow(trx, esim.id, { ...to, updated_at: moved.updated_at });
   await recordEsimEvents(trx, [{ kind: 'state', esim: moved, previous_state: esim.state }], at);
   return moved;
 }

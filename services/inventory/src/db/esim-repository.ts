@@ -59,7 +59,7 @@ export async function recordedIccids(db: Knex, iccids: string[]): Promise<Set<st
 export async function updateEsimRow(
   db: Knex,
   id: string,
-  changes: Partial<Pick<EsimRecord, 'state' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at' | 'metadata'>>,
+  changes: Partial<Pick<EsimRecord, 'state' | 'expired_reason' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at' | 'metadata'>>,
 ): Promise<void> {
   const { metadata, ...rest } = changes;
   await esims(db)

@@ -1,4 +1,4 @@
-import { appleInstallUrl, type Environment, type Esim, type EsimState, type EventType, type Metadata } from '@connectivity/contracts';
+import { appleInstallUrl, type Environment, type Esim, type EsimState, type EventType, type ExpiredReason, type Metadata } from '@connectivity/contracts';
 import { sortedMetadata } from './metadata.ts';
 
 /** An eSIM as inventory keeps it: the public fields plus its owner and thresholds notified. */
@@ -9,6 +9,8 @@ export interface EsimRecord {
   order_id: string;
   iccid: string;
   state: EsimState;
+  /** Why it expired; null until it is `expired`. */
+  expired_reason: ExpiredReason | null;
   bundle: string | null;
   data_used_bytes: number;
   data_limit_bytes: number | null;
@@ -30,6 +32,7 @@ export function toPublicEsim(esim: EsimRecord): Esim {
     id: esim.id,
     iccid: esim.iccid,
     state: esim.state,
+    expired_reason: esim.expired_reason,
     bundle: esim.bundle,
     data_used_bytes: esim.data_used_bytes,
     data_limit_bytes: esim.data_limit_bytes,

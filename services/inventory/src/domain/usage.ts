@@ -1,9 +1,10 @@
-import { ApiError, type EsimState, type UsageThreshold } from '@connectivity/contracts';
+import { ApiError, type EsimState, type ExpiredReason, type UsageThreshold } from '@connectivity/contracts';
 import { crossedThresholds } from './thresholds.ts';
 
 /** The part of an eSIM that usage reads and changes. */
 export interface UsageSubject {
   state: EsimState;
+  expired_reason: ExpiredReason | null;
   data_used_bytes: number;
   data_limit_bytes: number | null;
   /** Thresholds already notified, so each fires once per eSIM. */
@@ -23,7 +24,7 @@ export interface UsageOutcome<S extends UsageSubject> {
 /**
  * Applies `bytes` of usage (DECISIONS.md "Usage" and "Service moves"): a released or installed
  * eSIM is first installed and activated, usage is cut off at the limit, each threshold fires
- * once in order, and reaching the limit expires the eSIM. Each step carries the eSIM as it
+ * once in order, and reaching the limit expires the eSIM (`data_exhausted`). Each step carries the eSIM as it
  * was right after that step. Suspended and expired eSIMs take no usage.
  */
 export function applyUsage<S extends UsageSubject>(esim: S, bytes: number): UsageOutcome<S> {
@@ -34,9 +35,9 @@ export function applyUsage<S extends UsageSubject>(esim: S, bytes: number): Usag
 
   const steps: UsageStep<S>[] = [];
   let current: S = esim;
-  const move = (to: EsimState) => {
+  const move = (to: EsimState, expired_reason: ExpiredReason | null = null) => {
     const previous_state = current.state;
-    current = { ...current, state: to };
+    current = { ...current, state: to, expired_reason };
     steps.push({ kind: 'state', previous_state, esim: current });
   };
 
@@ -54,7 +55,7 @@ export function applyUsage<S extends UsageSubject>(esim: S, bytes: number): Usag
       current = { ...current, thresholds_notified: [...current.thresholds_notified, threshold_percent] };
       steps.push({ kind: 'threshold', threshold_percent, esim: current });
     }
-    if (after >= limit) move('expired');
+    if (after >= limit) move('expired', 'data_exhausted');
   }
   return { esim: current, steps };
 }

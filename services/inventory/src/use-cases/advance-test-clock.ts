@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, type TestClock } from '@connectivity/contracts';
 import type { Caller, IdempotencyClaim, Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { moveEsim } from '../db/esim-events.ts';
+import { expireEsim } from '../db/esim-events.ts';
 import { lockEsimsDueOnClock } from '../db/esim-repository.ts';
 import { findOwnedTestClock, releaseClockAdvance, updateTestClockRow } from '../db/test-clock-repository.ts';
 import {
@@ -77,7 +77,7 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
 /** Every eSIM of the clock that expires by `target`: expired at its own `expires_at`, with its event dated then. */
 async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number): Promise<number> {
   const due = await lockEsimsDueOnClock(trx, clock.id, target);
-  for (const esim of due) await moveEsim(trx, esim, 'expired', clockInstant(expiryTimeOnClock(esim.expires_at ?? target, clock.frozen_time)));
+  for (const esim of due) await expireEsim(trx, esim, 'validity_ended', clockInstant(expiryTimeOnClock(esim.expires_at ?? target, clock.frozen_time)));
   return due.length;
 }
 

@@ -68,6 +68,7 @@ export async function placeOrder(
         order_id: orderId,
         iccid: profile.iccid,
         state: 'released',
+        expired_reason: null,
         bundle: bundle.name,
         data_used_bytes: 0,
         data_limit_bytes: dataLimitBytes(bundle),

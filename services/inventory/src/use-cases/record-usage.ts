@@ -1,7 +1,7 @@
 import type { Esim } from '@connectivity/contracts';
 import type { Caller, IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { moveEsim, recordEsimEvents } from '../db/esim-events.ts';
+import { expireEsim, recordEsimEvents } from '../db/esim-events.ts';
 import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
 import { assertCanReach, notFound } from '../domain/access.ts';
@@ -30,14 +30,14 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
     // Validity ended and the sweeper has not come by yet: the eSIM expires now (with its event,
     // committed) and takes no usage, as it would a moment later.
     if (isPastValidity(esim, seconds)) {
-      const expired = await moveEsim(trx, esim, 'expired', at);
+      const expired = await expireEsim(trx, esim, 'validity_ended', at);
       const refusal = usageRefused('expired');
       await claim.recordError(trx, refusal);
       return { esim: expired, refusal };
     }
     const outcome = applyUsage({ ...esim, updated_at: seconds }, bytes);
-    const { state, data_used_bytes, thresholds_notified, updated_at } = outcome.esim;
-    await updateEsimRow(trx, esim.id, { state, data_used_bytes, thresholds_notified, updated_at });
+    const { state, expired_reason, data_used_bytes, thresholds_notified, updated_at } = outcome.esim;
+    await updateEsimRow(trx, esim.id, { state, expired_reason, data_used_bytes, thresholds_notified, updated_at });
     // Each step of the usage is one change, announced in order.
     await recordEsimEvents(trx, outcome.steps, at);
     // The usage and its answer commit together: a retried call adds no usage twice.

@@ -2,7 +2,7 @@ import { isApiError, type Esim, type EsimState, type Metadata } from '@connectiv
 import type { Caller, IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
-import { moveEsim } from '../db/esim-events.ts';
+import { expireEsim, moveOrCancelEsim } from '../db/esim-events.ts';
 import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
 import { clearTermination, recordTermination, terminationExists } from '../db/termination-repository.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
@@ -80,7 +80,7 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
     // then refused), as it would a moment later.
     const supplierTerminated = esim.environment === 'live' && (await clearTermination(trx, esim.id));
     if (esim.state !== 'expired' && (supplierTerminated || isPastValidity(esim, seconds))) {
-      esim = await moveEsim(trx, esim, 'expired', at);
+      esim = await expireEsim(trx, esim, supplierTerminated ? 'cancelled' : 'validity_ended', at);
       moved = true;
     }
     // A state the eSIM was already in when read asks for no move: a concurrent move since then
@@ -102,7 +102,7 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
       await updateEsimRow(trx, esim.id, { metadata, updated_at: seconds });
     }
     if (plan?.kind === 'move') {
-      esim = await moveEsim(trx, esim, plan.to, at);
+      esim = await moveOrCancelEsim(trx, esim, plan.to, at);
       moved = true;
     }
     await claim.record(trx, 200, toPublicEsim(esim));

@@ -1,6 +1,6 @@
 import { domainMetrics, startPoller, sweepDue, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { moveEsim } from '../db/esim-events.ts';
+import { expireEsim } from '../db/esim-events.ts';
 import { esimFromRow, esimsPastValidity, type EsimRow } from '../db/esim-repository.ts';
 import { clearTermination, esimsTerminated } from '../db/termination-repository.ts';
 
@@ -37,7 +37,7 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
       due: (trx) => esimsPastValidity(trx, seconds),
       limit,
       apply: async (trx, rows) => {
-        for (const row of rows) await moveEsim(trx, esimFromRow(row), 'expired', at);
+        for (const row of rows) await expireEsim(trx, esimFromRow(row), 'validity_ended', at);
       },
     });
     return taken;
@@ -58,7 +58,7 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
         for (const esim of rows.map(esimFromRow)) {
           await clearTermination(trx, esim.id);
           if (esim.state === 'expired') continue;
-          await moveEsim(trx, esim, 'expired', at);
+          await expireEsim(trx, esim, 'cancelled', at);
           moved += 1;
         }
         return moved;

@@ -5,6 +5,7 @@ import * as supplierReleases from './0004_supplier_releases.ts';
 import * as supplierTerminations from './0005_supplier_terminations.ts';
 import * as metadata from './0007_metadata.ts';
 import * as testClocks from './0008_test_clocks.ts';
+import * as expiredReason from './0009_expired_reason.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -18,5 +19,6 @@ export const migrations: MigrationSet = {
     '0006_idempotency': idempotencyMigration(SCHEMA),
     '0007_metadata': metadata,
     '0008_test_clocks': testClocks,
+    '0009_expired_reason': expiredReason,
   },
 };
