@@ -12,12 +12,8 @@ export function internalSupplyRouter(deps: CatalogueDeps) {
   return s.router(internalSupplyContract, {
     orderProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await orderProfiles(deps, getCaller(res), body) } }),
     // What the supplier did for an order and says of a profile: the live adapters answer these.
-    findOrder: async () => {
-      throw new ApiError('resource_not_found', { message: 'The live supplier reports no orders yet.' });
-    },
-    profileReport: async () => {
-      throw new ApiError('resource_not_found', { message: 'The live supplier reports no profiles yet.' });
-    },
+    findOrder: () => Promise.reject(new ApiError('resource_not_found', { message: 'The live supplier reports no orders yet.' })),
+    profileReport: () => Promise.reject(new ApiError('resource_not_found', { message: 'The live supplier reports no profiles yet.' })),
     stockSandboxProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await stockSandboxProfiles(deps, getCaller(res), body) } }),
     suspendProfile: async ({ params, res }) => {
       await actOnProfile(deps, getCaller(res), params.iccid, 'suspend');
