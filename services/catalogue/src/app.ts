@@ -1,10 +1,10 @@
-import { contract, internalCatalogueAccountsContract, internalContract, internalSupplyContract } from '@connectivity/contracts';
-import { createServiceApp, operatorRouteOptions, serviceFrame, tsRestOptions } from '@connectivity/platform';
+import { contract, internalCatalogueAccountsContract, internalContract, internalSupplyCallbacksContract, internalSupplyContract } from '@connectivity/contracts';
+import { createServiceApp, operatorRouteOptions, serviceFrame, systemRouteOptions, tsRestOptions } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { internalBundlesRouter } from './routes/internal-bundles.ts';
 import { internalLiveOrderingRouter } from './routes/internal-live-ordering.ts';
-import { internalSupplyRouter } from './routes/internal-supply.ts';
+import { internalSupplyCallbacksRouter, internalSupplyRouter } from './routes/internal-supply.ts';
 import { listBundlesRouter } from './routes/list-bundles.ts';
 import type { CatalogueContext } from './service.ts';
 
@@ -16,6 +16,7 @@ export function createApp(context: CatalogueContext): Express {
       createExpressEndpoints(contract.catalogue, listBundlesRouter(context, context.cursors), app, tsRestOptions);
       createExpressEndpoints(internalContract.catalogue, internalBundlesRouter(context), app, tsRestOptions);
       createExpressEndpoints(internalSupplyContract, internalSupplyRouter(context), app, tsRestOptions);
+      createExpressEndpoints(internalSupplyCallbacksContract, internalSupplyCallbacksRouter(context), app, systemRouteOptions);
       createExpressEndpoints(internalCatalogueAccountsContract, internalLiveOrderingRouter(context), app, operatorRouteOptions);
     },
   });

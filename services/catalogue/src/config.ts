@@ -1,27 +1,46 @@
-import { ConfigError, cursorSecretSchema, loadServiceConfig, optionalUrl, resolveCursorSecret, serviceConfigSchema } from '@connectivity/platform';
+import { ConfigError, cursorSecretSchema, loadServiceConfig, resolveCursorSecret, serviceConfigSchema } from '@connectivity/platform';
+import { SUPPLIER_VENDORS } from '@connectivity/contracts';
 import { z } from 'zod';
+import { AIRALO_DEFAULT_URL } from './clients/suppliers/airalo/adapter.ts';
+import { ESIMGO_DEFAULT_URL } from './clients/suppliers/esim-go/adapter.ts';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
+const secret = z.preprocess(emptyToUndefined, z.string().min(1).optional());
+const url = (fallback: string) => z.preprocess(emptyToUndefined, z.string().url().default(fallback));
 
 /** catalogue's environment, parsed once at boot (the platform's common variables + its own). */
 export const configSchema = serviceConfigSchema(8081).extend({
   /** Signs list cursors; shared by every instance (see the platform's pagination). */
   CURSOR_SECRET: cursorSecretSchema,
-  /** The live wholesale supplier's API; unset: live catalogue and orders answer 503. */
-  SUPPLIER_URL: optionalUrl,
-  SUPPLIER_API_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  /** The vendor live buys from; unset: live catalogue and orders answer 503 as before. */
+  LIVE_SUPPLIER: z.preprocess(emptyToUndefined, z.enum(SUPPLIER_VENDORS).optional()),
+  AIRALO_API_URL: url(AIRALO_DEFAULT_URL),
+  AIRALO_CLIENT_ID: secret,
+  /** Also verifies Airalo's webhook signatures (HMAC-SHA512 keyed with it). */
+  AIRALO_CLIENT_SECRET: secret,
+  ESIMGO_API_URL: url(ESIMGO_DEFAULT_URL),
+  /** Also verifies eSIM Go's callback signatures (HMAC-SHA256 keyed with it). */
+  ESIMGO_API_KEY: secret,
   SUPPLIER_TIMEOUT_MS: positiveInt(5_000),
   SUPPLIER_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   SUPPLIER_BREAKER_THRESHOLD: positiveInt(5),
   SUPPLIER_BREAKER_COOLDOWN_MS: positiveInt(30_000),
-  /** Our margin over the supplier's wholesale cost, in percent. */
+  /** Our margin over the supplier's cost, in percent. */
   SUPPLIER_MARGIN_PERCENT: z.coerce.number().min(0).max(1_000).default(30),
+  /** The live catalogue and its prices are read from the vendor at most this often (0: every time). */
+  SUPPLIER_CATALOGUE_TTL_MS: z.coerce.number().int().min(0).default(300_000),
+  /** While the vendor cannot be read, a copy up to this old is still sold from; older: 503. */
+  SUPPLIER_CATALOGUE_MAX_STALE_MS: z.coerce.number().int().min(0).default(1_800_000),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadServiceConfig(configSchema, env);
-  if (config.SUPPLIER_URL && !config.SUPPLIER_API_KEY) throw new ConfigError('SUPPLIER_API_KEY is required with SUPPLIER_URL.');
+  if (config.LIVE_SUPPLIER === 'airalo' && (!config.AIRALO_CLIENT_ID || !config.AIRALO_CLIENT_SECRET)) {
+    throw new ConfigError('AIRALO_CLIENT_ID and AIRALO_CLIENT_SECRET are required with LIVE_SUPPLIER=airalo.');
+  }
+  if (config.LIVE_SUPPLIER === 'esim-go' && !config.ESIMGO_API_KEY) throw new ConfigError('ESIMGO_API_KEY is required with LIVE_SUPPLIER=esim-go.');
   return { ...config, CURSOR_SECRET: resolveCursorSecret(config) };
 }

@@ -2,4 +2,3 @@ export { createApp } from './app.ts';
 export { loadConfig, type Config } from './config.ts';
 export { migrations } from './db/migrations/index.ts';
 export { catalogueService, createContext, type CatalogueContext } from './service.ts';
-export { startFakeSupplier, type FakeSupplier, type FakeSupplierFaults, type StartFakeSupplierOptions } from './clients/suppliers/wholesale/fake/index.ts';

@@ -15,7 +15,7 @@ export interface CatalogueContext extends ServiceRuntime, CatalogueDeps {
 
 export function createContext(runtime: ServiceRuntime, config: Config): CatalogueContext {
   const bundles = createSandboxBundles(runtime.db.knex);
-  const live = liveSupplierFromConfig(config, (state) => runtime.logger.warn({ state }, 'live supplier circuit changed'));
+  const live = liveSupplierFromConfig(config, runtime.logger);
   return {
     ...runtime,
     config,

@@ -48,3 +48,11 @@ const operatorOnly = (req: any, _res: unknown, next: NextFunction): void => {
 };
 
 export const operatorRouteOptions = { ...tsRestOptions, globalMiddleware: [nameRoute, operatorOnly] };
+
+/**
+ * For routes that act for no account (a supplier's callback, verified by the service): the
+ * internal token and a request id (`internalSystemHeadersSchema`), no caller. A call made for an
+ * API key does not reach them, as with the operator's routes. The internal client calls them by
+ * leaving out `identity`.
+ */
+export const systemRouteOptions = operatorRouteOptions;

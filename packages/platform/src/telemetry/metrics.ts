@@ -23,7 +23,12 @@ interface Instruments {
   webhookDeliveryLatency: Histogram;
   webhookEndpointsDisabled: Counter;
   sweeperMoves: Counter;
+  supplierCallDuration: Histogram;
+  supplierErrors: Counter;
 }
+
+/** The breaker state of each live supplier adapter, read when metrics are collected (1 open, 0 closed). */
+const supplierBreakers = new Map<string, number>();
 
 let made: { provider: MeterProvider; meter: Meter; instruments: Instruments } | undefined;
 
@@ -46,7 +51,18 @@ function current(): { meter: Meter; instruments: Instruments } {
     }),
     webhookEndpointsDisabled: meter.createCounter('connectivity.webhook.endpoints_disabled_total', { description: 'Webhook endpoints disabled by the service, by reason.' }),
     sweeperMoves: meter.createCounter('connectivity.sweeper.moves_total', { description: 'eSIMs moved by the expiry sweeper.' }),
+    supplierCallDuration: meter.createHistogram('connectivity.supplier.call_duration', {
+      description: 'Calls to a live supplier (vendor), retries included, by operation and outcome.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
+    }),
+    supplierErrors: meter.createCounter('connectivity.supplier.errors_total', { description: 'Failed calls to a live supplier, by vendor, operation and failure.' }),
   };
+  meter
+    .createObservableGauge('connectivity.supplier.breaker_open', { description: 'Whether the circuit to a live supplier is open (1) or closed (0).' })
+    .addCallback((result) => {
+      for (const [vendor, open] of supplierBreakers) result.observe(open, { vendor });
+    });
   made = { provider, meter, instruments };
   return made;
 }
@@ -67,6 +83,15 @@ export const domainMetrics = {
   webhookDelivered: (latencySeconds: number) => current().instruments.webhookDeliveryLatency.record(latencySeconds),
   webhookEndpointDisabled: (reason: 'gone' | 'failing') => add((i) => i.webhookEndpointsDisabled, { reason }),
   sweeperMoved: (count: number) => add((i) => i.sweeperMoves, { to: 'expired' }, count),
+  /** One call to a live supplier (all its attempts): `outcome` is `ok` or the failure. */
+  supplierCalled: (vendor: string, operation: string, outcome: string, seconds: number) => {
+    current().instruments.supplierCallDuration.record(seconds, { vendor, operation, outcome });
+    if (outcome !== 'ok') add((i) => i.supplierErrors, { vendor, operation, failure: outcome });
+  },
+  supplierBreaker: (vendor: string, state: 'open' | 'closed') => {
+    current();
+    supplierBreakers.set(vendor, state === 'open' ? 1 : 0);
+  },
 };
 
 /**

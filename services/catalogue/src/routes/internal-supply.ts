@@ -1,9 +1,10 @@
-import { ApiError, internalSupplyContract } from '@connectivity/contracts';
+import { internalSupplyCallbacksContract, internalSupplyContract } from '@connectivity/contracts';
 import { getCaller } from '@connectivity/platform';
 import { initServer } from '@ts-rest/express';
 import { actOnProfile } from '../use-cases/act-on-profile.ts';
 import type { CatalogueDeps } from '../use-cases/live-catalogue.ts';
 import { orderProfiles, stockSandboxProfiles } from '../use-cases/order-profiles.ts';
+import { findSupplierOrder, parseSupplierCallback, reportProfile } from '../use-cases/supply-reports.ts';
 
 const s = initServer();
 
@@ -11,9 +12,8 @@ const s = initServer();
 export function internalSupplyRouter(deps: CatalogueDeps) {
   return s.router(internalSupplyContract, {
     orderProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await orderProfiles(deps, getCaller(res), body) } }),
-    // What the supplier did for an order and says of a profile: the live adapters answer these.
-    findOrder: () => Promise.reject(new ApiError('resource_not_found', { message: 'The live supplier reports no orders yet.' })),
-    profileReport: () => Promise.reject(new ApiError('resource_not_found', { message: 'The live supplier reports no profiles yet.' })),
+    findOrder: async ({ params, res }) => ({ status: 200, body: { profiles: await findSupplierOrder(deps, getCaller(res), params.reference) } }),
+    profileReport: async ({ params, res }) => ({ status: 200, body: await reportProfile(deps, getCaller(res), params.iccid) }),
     stockSandboxProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await stockSandboxProfiles(deps, getCaller(res), body) } }),
     suspendProfile: async ({ params, res }) => {
       await actOnProfile(deps, getCaller(res), params.iccid, 'suspend');
@@ -27,5 +27,12 @@ export function internalSupplyRouter(deps: CatalogueDeps) {
       await actOnProfile(deps, getCaller(res), params.iccid, 'terminate');
       return { status: 200, body: { iccid: params.iccid, status: 'terminated' } };
     },
+  });
+}
+
+/** Vendor callbacks the gateway received, for no account: verified and read, never stored here. */
+export function internalSupplyCallbacksRouter(deps: CatalogueDeps) {
+  return s.router(internalSupplyCallbacksContract, {
+    parseCallback: async ({ params, body }) => ({ status: 200, body: { reports: await parseSupplierCallback(deps, params.vendor, body) } }),
   });
 }

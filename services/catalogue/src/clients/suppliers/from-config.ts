@@ -1,19 +1,28 @@
+import type { Logger } from '@connectivity/platform';
 import type { Config } from '../../config.ts';
+import { createAiraloSupplier } from './airalo/adapter.ts';
+import { createEsimGoSupplier } from './esim-go/adapter.ts';
 import type { Supplier } from './port.ts';
 import { unconfiguredSupplier } from './unconfigured.ts';
-import { createHttpSupplier } from './wholesale/http-supplier.ts';
 
-/** The live supplier adapter the configuration names, or the unconfigured one. */
-export function liveSupplierFromConfig(config: Config, onBreakerChange?: (state: 'open' | 'closed') => void): Supplier {
-  if (!config.SUPPLIER_URL || !config.SUPPLIER_API_KEY) return unconfiguredSupplier;
-  return createHttpSupplier({
-    baseUrl: config.SUPPLIER_URL,
-    apiKey: config.SUPPLIER_API_KEY,
+/** The live supplier adapter `LIVE_SUPPLIER` names, or the unconfigured one. */
+export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier {
+  const common = {
     timeoutMs: config.SUPPLIER_TIMEOUT_MS,
     retries: config.SUPPLIER_RETRIES,
     breakerThreshold: config.SUPPLIER_BREAKER_THRESHOLD,
     breakerCooldownMs: config.SUPPLIER_BREAKER_COOLDOWN_MS,
     marginPercent: config.SUPPLIER_MARGIN_PERCENT,
-    ...(onBreakerChange && { onBreakerChange }),
-  });
+    catalogueTtlMs: config.SUPPLIER_CATALOGUE_TTL_MS,
+    catalogueMaxStaleMs: config.SUPPLIER_CATALOGUE_MAX_STALE_MS,
+    logger,
+  };
+  switch (config.LIVE_SUPPLIER) {
+    case 'airalo':
+      return createAiraloSupplier({ ...common, baseUrl: config.AIRALO_API_URL, clientId: config.AIRALO_CLIENT_ID!, clientSecret: config.AIRALO_CLIENT_SECRET! });
+    case 'esim-go':
+      return createEsimGoSupplier({ ...common, baseUrl: config.ESIMGO_API_URL, apiKey: config.ESIMGO_API_KEY! });
+    default:
+      return unconfiguredSupplier;
+  }
 }

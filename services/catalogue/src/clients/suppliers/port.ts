@@ -1,31 +1,54 @@
-import type { SuppliedProfile } from '@connectivity/contracts';
+import type { ProfileReport, SuppliedProfile, SupplierVendor } from '@connectivity/contracts';
 import type { CatalogueBundle } from '../../domain/bundle.ts';
 
 /** A bundle as a supplier sells it: the catalogue fields without our retail price. */
 export type SupplierBundle = Omit<CatalogueBundle, 'price_cents'>;
 
 export interface OrderProfilesInput {
-  /** Our order id; the supplier de-duplicates on it, so a retried order never buys twice. */
+  /**
+   * Our order id. No vendor de-duplicates orders: it is sent as the vendor's order description
+   * or reference so that `findOrder` can tell, after a crash, whether the order was placed.
+   */
   reference: string;
   bundle: string;
   quantity: number;
 }
 
+/** A vendor's callback as received: the exact bytes it signed and its headers (names in lower case). */
+export interface SupplierCallback {
+  rawBody: Buffer;
+  headers: Record<string, string>;
+}
+
 /**
- * The supplier port: where bundles, their prices and the profiles of an environment come from.
- * The sandbox has a simulated adapter; live has the HTTP adapter for the wholesale supplier,
- * or the unconfigured one until a supplier is set up. Adapters fail only with SupplierError.
+ * The supplier port: where bundles, their prices, the profiles of an environment and what
+ * becomes of them come from. The sandbox has a simulated adapter; live has the adapter of the
+ * configured vendor (Airalo or eSIM Go), or the unconfigured one. Adapters fail only with
+ * SupplierError.
  */
 export interface Supplier {
   /** Whether this adapter stands for a real supplier (live pricing, rated) or the sandbox. */
   readonly live: boolean;
+  /** The vendor behind a live adapter; undefined for the sandbox and an unconfigured live supplier. */
+  readonly vendor?: SupplierVendor | undefined;
   listBundles(): Promise<SupplierBundle[]>;
-  /** The price of each bundle, in cents, by bundle name: what we sell it for. */
+  /** The price of each bundle, in US cents, by bundle name: what we sell it for. */
   listPrices(): Promise<Map<string, number>>;
+  /** Buys `quantity` profiles, once per call: a retry after an unknown outcome goes through `findOrder` first. */
   orderProfiles(input: OrderProfilesInput): Promise<SuppliedProfile[]>;
+  /** The profiles of the order placed with this reference, or undefined when the vendor has none. */
+  findOrder(reference: string): Promise<SuppliedProfile[] | undefined>;
+  /** What the vendor says of a profile now, in our terms; `unknown` when it does not know the ICCID. */
+  profileReport(iccid: string): Promise<ProfileReport>;
+  /**
+   * Verifies a vendor callback's signature on its raw body and reads it into reports (none for
+   * callbacks that say nothing about a profile). `forged`: no or a wrong signature;
+   * `malformed`: signed but unreadable.
+   */
+  parseCallback(callback: SupplierCallback): Promise<ProfileReport[]>;
   suspendProfile(iccid: string): Promise<void>;
   resumeProfile(iccid: string): Promise<void>;
-  /** Ends a profile for good (a cancelled eSIM, or one we could not record). Idempotent. */
+  /** Ends a profile for good (a cancelled eSIM, or one we could not record); unused, it is refunded where the vendor offers it. Idempotent. */
   terminateProfile(iccid: string): Promise<void>;
 }
 
@@ -33,19 +56,23 @@ export interface Supplier {
 export type ProfileAction = 'suspend' | 'resume' | 'terminate';
 
 /**
- * Why a supplier call failed: `unavailable` (not configured, unreachable, timed out, 5xx, or the
- * circuit is open), `refused` (it answered and said no), `unsupported` (it cannot do this for
- * this profile or bundle), `unknown` (it does not know the bundle or profile).
+ * Why a supplier call failed: `unavailable` (not configured, unreachable, timed out, 5xx, 429,
+ * or the circuit is open), `refused` (it answered and said no), `unsupported` (it cannot do this
+ * for this profile or bundle), `unknown` (it does not know the bundle or profile), `forged` (a
+ * callback whose signature is missing or wrong), `malformed` (a callback that cannot be read).
  */
-export type SupplierFailure = 'unavailable' | 'refused' | 'unsupported' | 'unknown';
+export type SupplierFailure = 'unavailable' | 'refused' | 'unsupported' | 'unknown' | 'forged' | 'malformed';
 
 export class SupplierError extends Error {
   override readonly name = 'SupplierError';
   readonly failure: SupplierFailure;
+  /** The vendor's HTTP status, when it answered one. */
+  readonly status: number | undefined;
 
-  constructor(failure: SupplierFailure, message: string, options?: { cause?: unknown }) {
+  constructor(failure: SupplierFailure, message: string, options?: { cause?: unknown; status?: number }) {
     super(message, options);
     this.failure = failure;
+    this.status = options?.status;
   }
 }
 

@@ -26,6 +26,10 @@ export function createSimulatedSupplier(bundles: SandboxBundles): Supplier {
       if (!(await bundles.get(bundle))) throw new SupplierError('unknown', `unknown bundle ${bundle}`);
       return Array.from({ length: quantity }, sandboxProfile);
     },
+    // Nothing is bought, so there is nothing to find after a crash, and no vendor reports or calls back.
+    findOrder: () => Promise.resolve(undefined),
+    profileReport: (iccid) => Promise.reject(new SupplierError('unknown', `the sandbox reports nothing of ${iccid}`)),
+    parseCallback: () => Promise.reject(new SupplierError('unsupported', 'the sandbox has no callbacks')),
     // Sandbox profiles live nowhere else: suspending, resuming and ending them is only our own state.
     suspendProfile: () => Promise.resolve(),
     resumeProfile: () => Promise.resolve(),

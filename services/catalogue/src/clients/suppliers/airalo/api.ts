@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { RateRule } from '../rate-limiter.ts';
+
+/**
+ * The parts of the Airalo Partner API v2 the adapter reads (packages/fake-suppliers/vendor/airalo
+ * keeps the vendor's documents; their defects are listed in its SOURCE.md). Objects are read
+ * loosely: Airalo adds fields, and only the ones below matter to us.
+ */
+
+export const tokenAnswerSchema = z.object({
+  data: z.object({ access_token: z.string().min(1), expires_in: z.coerce.number().int().positive() }),
+});
+
+const packageSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  title: z.string().optional(),
+  /** MB (1 GB = 1024 MB); 0 for unlimited. */
+  amount: z.coerce.number(),
+  day: z.coerce.number().int(),
+  is_unlimited: z.boolean(),
+  /** What we pay, in USD (prices.net_price has it in other currencies too). */
+  net_price: z.coerce.number(),
+});
+
+export const packagesAnswerSchema = z.object({
+  data: z.array(
+    z.object({
+      slug: z.string(),
+      country_code: z.string().nullable().optional(),
+      title: z.string(),
+      operators: z.array(
+        z.object({
+          title: z.string().optional(),
+          countries: z.array(z.object({ country_code: z.string() })).default([]),
+          packages: z.array(packageSchema),
+        }),
+      ),
+    }),
+  ),
+  meta: z.object({ current_page: z.coerce.number().optional(), last_page: z.coerce.number().optional() }).optional(),
+});
+
+const simSchema = z.object({ iccid: z.string(), lpa: z.string().min(1), matching_id: z.string().min(1) });
+
+export const orderAnswerSchema = z.object({ data: z.object({ id: z.coerce.number(), sims: z.array(simSchema) }) });
+
+export const ordersListSchema = z.object({
+  data: z.array(z.object({ id: z.coerce.number(), description: z.string().nullable().optional(), sims: z.array(simSchema).optional() })),
+});
+
+/** Usage statuses (AIR-11): NOT_ACTIVE, ACTIVE, FINISHED, UNKNOWN, EXPIRED, RECYCLED. */
+export const usageAnswerSchema = z.object({
+  data: z.object({
+    /** MB left and MB in all; 0 and 0 for unlimited packages. */
+    remaining: z.coerce.number().nullable().optional(),
+    total: z.coerce.number().nullable().optional(),
+    expired_at: z.string().nullable().optional(),
+    is_unlimited: z.boolean().optional(),
+    status: z.string(),
+  }),
+});
+export type AiraloUsage = z.infer<typeof usageAnswerSchema>['data'];
+
+/** The low-data webhook (levels "75%", "90%", "3days", "1days"). */
+export const lowDataWebhookSchema = z.object({
+  iccid: z.string(),
+  level: z.string(),
+  package_name: z.string().optional(),
+  remaining_percentage: z.coerce.number().optional(),
+});
+
+/** Airalo's validation answer (422): the failing fields in `data`. */
+export const validationErrorSchema = z.object({ data: z.record(z.string(), z.unknown()) });
+
+/**
+ * Airalo's documented limits (AIR-16, the newest vendor text), kept per process on our side
+ * (docs/decisions/0135-client-side-rate-limits.md).
+ */
+export const AIRALO_LIMITS = {
+  token: { limit: 3, windowMs: 60_000 },
+  packages: { limit: 80, windowMs: 60_000 },
+  usagePerIccid: { limit: 10, windowMs: 60_000 },
+  usagePerClient: { limit: 5, windowMs: 1_000 },
+  refund: { limit: 5, windowMs: 60_000 },
+} satisfies Record<string, RateRule>;
+
+/** The MB of Airalo's amounts and usage. */
+export const AIRALO_MB = 1024 * 1024;
+
+/** "2025-04-15 14:02:38" (UTC) as unix seconds; undefined when it is not such a time. */
+export function airaloTime(value: string | null | undefined): number | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(`${value.trim().replace(' ', 'T')}Z`);
+  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+}

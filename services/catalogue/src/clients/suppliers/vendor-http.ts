@@ -1,0 +1,161 @@
+import type { SupplierVendor } from '@connectivity/contracts';
+import { domainMetrics, type Logger } from '@connectivity/platform';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, wrap, type IPolicy } from 'cockatiel';
+import { SupplierError } from './port.ts';
+import { ClientRateLimiter, type RateRule } from './rate-limiter.ts';
+
+export interface VendorHttpOptions {
+  vendor: SupplierVendor;
+  /** The API base, e.g. https://partners-api.airalo.com/v2. */
+  baseUrl: string;
+  /** Per attempt: a call that takes longer is abandoned (and, if idempotent, may be retried). */
+  timeoutMs: number;
+  /** Extra attempts of an idempotent call after a transient failure. */
+  retries: number;
+  /** Consecutive transient failures that open the circuit. */
+  breakerThreshold: number;
+  /** How long an open circuit refuses calls before it lets one through to test the vendor. */
+  breakerCooldownMs: number;
+  logger: Logger;
+}
+
+export interface VendorRequest {
+  /** A short name for spans, metrics and logs (`list_packages`, `place_order`). */
+  operation: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Below the base URL, already encoded. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string>;
+  /**
+   * Whether repeating the call cannot do anything twice. Only these are retried: a purchase or a
+   * refund whose answer was lost is looked up, never sent again.
+   */
+  idempotent: boolean;
+  /** The vendor's documented limits this call counts against (client side, so the vendor never has to refuse us). */
+  limits?: { key: string; rule: RateRule }[];
+}
+
+export interface VendorAnswer {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the answer was JSON, else the text. */
+  body: unknown;
+}
+
+/** How a vendor's own error answer (a 4xx that is not throttling) reads in our terms. */
+export type ErrorMapper = (status: number, body: unknown, what: string) => SupplierError;
+
+// Only failures that say nothing about the request itself (network, timeout, 5xx, 429) are
+// retried and counted by the breaker; a vendor that answers "no" is healthy.
+const isTransient = (error: unknown) => error instanceof SupplierError && error.failure === 'unavailable';
+
+const tracer = trace.getTracer('@connectivity/catalogue');
+
+/**
+ * The one HTTP path to a vendor: its documented rate limits kept on our side, a timeout on every
+ * attempt, retries with backoff of idempotent calls only, a circuit breaker (cockatiel) so a dead
+ * vendor fails fast, a client span per call, and per-vendor latency, error and breaker metrics.
+ * The vendor's own words (error bodies) go to the log, never into what callers show integrators.
+ */
+export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapper) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const limiter = new ClientRateLimiter();
+  const breaker = circuitBreaker(handleWhen(isTransient), {
+    halfOpenAfter: options.breakerCooldownMs,
+    breaker: new ConsecutiveBreaker(options.breakerThreshold),
+  });
+  domainMetrics.supplierBreaker(options.vendor, 'closed');
+  breaker.onBreak(() => {
+    domainMetrics.supplierBreaker(options.vendor, 'open');
+    options.logger.warn({ vendor: options.vendor, state: 'open' }, 'live supplier circuit changed');
+  });
+  breaker.onReset(() => {
+    domainMetrics.supplierBreaker(options.vendor, 'closed');
+    options.logger.warn({ vendor: options.vendor, state: 'closed' }, 'live supplier circuit changed');
+  });
+  const retrying = retry(handleWhen(isTransient), {
+    maxAttempts: options.retries,
+    backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1_000 }),
+  });
+  const idempotentPolicy: IPolicy = wrap(retrying, breaker);
+
+  async function attempt(req: VendorRequest): Promise<VendorAnswer> {
+    const what = `${options.vendor} ${req.operation}`;
+    // Waiting for room under a limit counts against the same deadline as the call itself.
+    for (const { key, rule } of req.limits ?? []) await limiter.acquire(key, rule, options.timeoutMs, what);
+    const url = new URL(`${base}${req.path}`);
+    for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    let body: string | undefined;
+    if (req.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.json);
+    } else if (req.form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(req.form).toString();
+    }
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { method: req.method, headers, ...(body !== undefined && { body }), signal: AbortSignal.timeout(options.timeoutMs) });
+      text = await response.text();
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      throw new SupplierError('unavailable', timedOut ? `${what} timed out` : `${what} could not connect`, { cause: error });
+    }
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
+    // The vendor's words, for us: a bounded excerpt of its body.
+    options.logger.warn({ vendor: options.vendor, operation: req.operation, status: response.status, vendorBody: text.slice(0, 500) }, 'live supplier answered an error');
+    if (response.status >= 500 || response.status === 429 || response.status === 408) {
+      throw new SupplierError('unavailable', `${what} answered ${response.status}`, { status: response.status });
+    }
+    throw mapError(response.status, parsed, what);
+  }
+
+  /** One call, with the policies its kind allows; resolves with a 2xx answer or fails with SupplierError. */
+  async function request(req: VendorRequest): Promise<VendorAnswer> {
+    const started = performance.now();
+    return tracer.startActiveSpan(
+      `${options.vendor} ${req.operation}`,
+      { kind: SpanKind.CLIENT, attributes: { 'peer.service': options.vendor, 'supplier.vendor': options.vendor, 'supplier.operation': req.operation, 'http.request.method': req.method } },
+      async (span) => {
+        let outcome = 'ok';
+        try {
+          const answer = req.idempotent ? await idempotentPolicy.execute(() => attempt(req)) : await breaker.execute(() => attempt(req));
+          span.setAttribute('http.response.status_code', answer.status);
+          return answer;
+        } catch (error) {
+          const failure =
+            error instanceof BrokenCircuitError
+              ? new SupplierError('unavailable', `${options.vendor} is failing; calls are paused for a while`, { cause: error })
+              : error instanceof SupplierError
+                ? error
+                : new SupplierError('unavailable', `${options.vendor} ${req.operation} failed`, { cause: error });
+          outcome = failure.failure;
+          if (failure.status !== undefined) span.setAttribute('http.response.status_code', failure.status);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+          throw failure;
+        } finally {
+          domainMetrics.supplierCalled(options.vendor, req.operation, outcome, (performance.now() - started) / 1000);
+          span.end();
+        }
+      },
+    );
+  }
+
+  return { request, limiter };
+}
+
+export type VendorHttp = ReturnType<typeof createVendorHttp>;
