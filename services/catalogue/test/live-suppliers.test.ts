@@ -23,8 +23,6 @@ interface VendorCase {
   installedState: 'installed' | 'released';
   /** Whether a profile in use can be cancelled at the vendor. */
   cancelsInUse: boolean;
-  /** The vendor's calls that bought something, by counter key. */
-  orderCall: string;
 }
 
 const CASES: VendorCase[] = [
@@ -36,7 +34,6 @@ const CASES: VendorCase[] = [
     global: 'discover-7days-1gb',
     installedState: 'released',
     cancelsInUse: false,
-    orderCall: 'POST /v2/orders',
   },
   {
     vendor: 'esim-go',
@@ -46,7 +43,6 @@ const CASES: VendorCase[] = [
     global: 'esim_5GB_30D_RGBS_V2',
     installedState: 'installed',
     cancelsInUse: true,
-    orderCall: 'POST /v2.4/orders',
   },
 ];
 

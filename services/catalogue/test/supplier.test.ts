@@ -1,36 +1,37 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assertNoViolations, startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isValidIccid } from '../src/domain/iccid.ts';
 import { INTERNAL_TOKEN, headersFor, newCaller, startCatalogue, type CatalogueHarness } from './support.ts';
 
-let h: CatalogueHarness;
+let h: CatalogueHarness<EsimGoFake>;
 let unconfigured: CatalogueHarness;
 let fragile: CatalogueHarness;
 beforeAll(async () => {
-  h = await startCatalogue();
+  h = await startCatalogue<EsimGoFake>({ supplier: 'esim-go' });
   unconfigured = await startCatalogue({ supplier: false, sharing: h });
-  // Fails fast: short timeout, no retries, the breaker opens after 2 failures.
-  fragile = await startCatalogue({
-    sharing: h,
-    env: { SUPPLIER_TIMEOUT_MS: '150', SUPPLIER_RETRIES: '0', SUPPLIER_BREAKER_THRESHOLD: '2' },
-  });
+  // Fails fast: short timeout, no retries.
+  fragile = await startCatalogue({ supplier: h.supplier, sharing: h, env: { SUPPLIER_TIMEOUT_MS: '150', SUPPLIER_RETRIES: '0' } });
 });
 afterAll(async () => {
   await unconfigured.close();
   await fragile.close();
   await h.close();
 });
-afterEach(() => {
-  h.supplier?.reset();
-  fragile.supplier?.reset();
+afterEach(async () => {
+  assertNoViolations(h.supplier);
+  await h.supplier.control.resetObservations();
 });
 
 const live = newCaller('live');
 const test = newCaller('test');
-const supplierOf = (harness: CatalogueHarness) => {
-  if (!harness.supplier) throw new Error('no fake supplier');
-  return harness.supplier;
-};
+const calls = (key: string) => h.supplier.control.counters().calls[key] ?? 0;
+const allCalls = () => Object.values(h.supplier.control.counters().calls).reduce((sum, n) => sum + n, 0);
+const LIVE_BUNDLE = 'esim_3GB_30D_GB_V2';
 
 describe('live catalogue failures', () => {
   it('answers 503 supplier_unavailable until a supplier is configured', async () => {
@@ -41,24 +42,38 @@ describe('live catalogue failures', () => {
     expect((await request(unconfigured.app).get('/v1/esim/bundles').set(headersFor(test))).status).toBe(200);
   });
 
-  it('answers 503 supplier_unavailable when the supplier’s catalogue is down', async () => {
-    supplierOf(h).state.faults.catalogue = 'down';
+  it('answers 503 supplier_unavailable when the vendor fails, after retrying the reads', async () => {
+    await h.supplier.control.fault({ kind: 'status', status: 502, count: 100 });
     const res = await request(h.app).get('/v1/esim/bundles').set(headersFor(live));
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('supplier_unavailable');
     // Idempotent reads are retried before giving up: 1 call + 2 retries.
-    expect(supplierOf(h).state.requests.get('GET /v1/catalogue')).toBe(3);
+    expect(calls('GET /organisation')).toBe(3);
   });
 
-  it('answers 503 pricing_unavailable when only the prices are down', async () => {
-    supplierOf(h).state.faults.prices = 'down';
-    const res = await request(h.app).get('/v1/esim/bundles').set(headersFor(live));
-    expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ type: 'capability', code: 'pricing_unavailable' });
+  it('answers 503 pricing_unavailable when the vendor prices in another currency', async () => {
+    // The fake keeps its organisation in a state file: one in GBP.
+    const dir = mkdtempSync(join(tmpdir(), 'esim-go-'));
+    const seed = await startEsimGoFake();
+    const state = { ...seed.control.state(), organisation: { ...seed.control.state().organisation, currency: 'GBP' } };
+    await seed.close();
+    writeFileSync(join(dir, 'state.json'), JSON.stringify(state));
+    const gbp = await startEsimGoFake({ stateFile: join(dir, 'state.json'), apiKey: 'gbp-key-0123456789' });
+    const inGbp = await startCatalogue({ supplier: gbp, sharing: h });
+    try {
+      const res = await request(inGbp.app).get('/v1/esim/bundles').set(headersFor(live));
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ type: 'capability', code: 'pricing_unavailable' });
+      const bundle = await request(inGbp.app).get(`/internal/bundles/${LIVE_BUNDLE}`).set(headersFor(live));
+      expect(bundle.body.error.code).toBe('pricing_unavailable');
+    } finally {
+      await inGbp.close();
+      await gbp.close();
+    }
   });
 
   it('rides out a passing failure with a retry', async () => {
-    supplierOf(h).state.faults.failNext = 1;
+    await h.supplier.control.fault({ kind: 'status', status: 503, count: 1 });
     const res = await request(h.app).get('/v1/esim/bundles').set(headersFor(live));
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeGreaterThan(0);
@@ -67,27 +82,11 @@ describe('live catalogue failures', () => {
   });
 
   it('times out a slow supplier', async () => {
-    supplierOf(fragile).state.faults.latencyMs = 1_000;
+    await h.supplier.control.fault({ kind: 'slow', delayMs: 1_000 });
     const res = await request(fragile.app).get('/v1/esim/bundles').set(headersFor(live));
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('supplier_unavailable');
-  });
-});
-
-describe('the circuit breaker', () => {
-  it('stops calling a failing supplier, and fails fast', async () => {
-    const supplier = supplierOf(fragile);
-    supplier.state.faults.catalogue = 'down';
-    supplier.state.faults.prices = 'down';
-    for (let i = 0; i < 2; i += 1) {
-      expect((await request(fragile.app).get('/v1/esim/bundles').set(headersFor(live))).status).toBe(503);
-    }
-    const before = supplier.state.requests.get('GET /v1/catalogue') ?? 0;
-    supplier.state.faults = { ...supplier.state.faults, catalogue: 'ok', prices: 'ok' };
-    const res = await request(fragile.app).get('/v1/esim/bundles').set(headersFor(live));
-    expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe('supplier_unavailable');
-    expect(supplier.state.requests.get('GET /v1/catalogue') ?? 0).toBe(before);
+    await h.supplier.control.clearFaults();
   });
 });
 
@@ -113,9 +112,9 @@ describe('GET /internal/bundles/:name', () => {
   });
 
   it('prices a live bundle from the supplier', async () => {
-    const res = await get('esim_5GB_30D_EU', live);
+    const res = await get(LIVE_BUNDLE, live);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ simulated: false, rated: true, retired: false, environments: ['test', 'live'] });
+    expect(res.body).toMatchObject({ simulated: false, rated: true, retired: false, environments: ['live'] });
     expect(res.body.price_cents % 100).toBe(99);
   });
 
@@ -126,10 +125,10 @@ describe('GET /internal/bundles/:name', () => {
   });
 
   it('answers the supplier failure for a live caller', async () => {
-    supplierOf(h).state.faults.prices = 'down';
-    const res = await get('esim_5GB_30D_EU', live);
+    await h.supplier.control.fault({ kind: 'status', status: 500, count: 100 });
+    const res = await get(LIVE_BUNDLE, live);
     expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe('pricing_unavailable');
+    expect(res.body.error.code).toBe('supplier_unavailable');
   });
 
   it('refuses a call without the internal token', async () => {
@@ -140,7 +139,7 @@ describe('GET /internal/bundles/:name', () => {
 });
 
 describe('POST /internal/supply/orders', () => {
-  const order = (body: object, caller = test, harness = h) =>
+  const order = (body: object, caller = test, harness: CatalogueHarness = h) =>
     request(harness.app).post('/internal/supply/orders').set(headersFor(caller)).send(body);
 
   it('makes sandbox profiles that can never install', async () => {
@@ -154,42 +153,37 @@ describe('POST /internal/supply/orders', () => {
     }
   });
 
-  it('buys live profiles from the supplier, once per reference', async () => {
-    const body = { reference: 'ord_live1', bundle: 'esim_5GB_30D_EU', quantity: 2 };
-    const first = await order(body, live);
+  it('buys live profiles from the supplier, one purchase per call', async () => {
+    const first = await order({ reference: 'ord_live1', bundle: LIVE_BUNDLE, quantity: 2 }, live);
     expect(first.status).toBe(200);
     expect(first.body.profiles).toHaveLength(2);
     for (const p of first.body.profiles as { iccid: string; smdp_address: string }[]) {
-      expect(isValidIccid(p.iccid)).toBe(true);
-      expect(p.iccid.slice(5, 7)).toBe('42');
+      expect(p.iccid).toMatch(/^\d{19}$/);
       expect(p.smdp_address).not.toMatch(/\.invalid$/);
     }
-    const again = await order(body, live);
-    expect(again.body.profiles).toEqual(first.body.profiles);
+    expect(h.supplier.control.counters()).toMatchObject({ purchases: 1, esimsSold: 2 });
   });
 
   it('answers 503 supplier_refused when the supplier says no or is down', async () => {
-    for (const fault of ['refuse', 'down'] as const) {
-      supplierOf(h).state.faults.orders = fault;
-      const res = await order({ reference: `ord_${fault}`, bundle: 'esim_5GB_30D_EU', quantity: 1 }, live);
+    for (const status of [503, 429] as const) {
+      await h.supplier.control.fault({ kind: 'status', status, count: 1 });
+      const res = await order({ reference: `ord_${status}`, bundle: LIVE_BUNDLE, quantity: 1 }, live);
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ type: 'supplier', code: 'supplier_refused' });
     }
+    expect(h.supplier.control.counters().purchases).toBe(0);
   });
 
   it('answers 503 supplier_refused until a supplier is configured', async () => {
-    const res = await order({ reference: 'ord_x', bundle: 'esim_5GB_30D_EU', quantity: 1 }, live, unconfigured);
+    const res = await order({ reference: 'ord_x', bundle: LIVE_BUNDLE, quantity: 1 }, live, unconfigured);
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('supplier_refused');
   });
 
-  it('maps an unknown and a retired bundle', async () => {
+  it('maps a bundle the vendor does not sell', async () => {
     const unknown = await order({ reference: 'ord_u', bundle: 'esim_1GB_3D_US_DEMO', quantity: 1 }, live);
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'invalid_parameter', param: 'bundle' });
-    const retired = await order({ reference: 'ord_r', bundle: 'esim_2GB_14D_EU_LEGACY', quantity: 1 }, live);
-    expect(retired.status).toBe(409);
-    expect(retired.body.error.code).toBe('capability_not_orderable');
   });
 
   it('validates its body', async () => {
@@ -216,12 +210,11 @@ describe('POST /internal/supply/sandbox-profiles', () => {
   });
 
   it('is for test identities only, and never asks the live supplier', async () => {
-    const supplierCalls = () => [...supplierOf(h).state.requests.values()].reduce((sum, n) => sum + n, 0);
-    const before = supplierCalls();
+    const before = allCalls();
     const res = await stock({ bundle: 'esim_5GB_30D_EU', count: 5 }, live);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('live_key_test_resource');
-    expect(supplierCalls()).toBe(before);
+    expect(allCalls()).toBe(before);
   });
 
   it('refuses a bundle the sandbox does not know, and a count out of range', async () => {
@@ -236,75 +229,20 @@ describe('POST /internal/supply/sandbox-profiles', () => {
   });
 });
 
-describe('suspend and resume at the supplier', () => {
-  async function liveIccid(): Promise<string> {
-    const res = await request(h.app)
-      .post('/internal/supply/orders')
-      .set(headersFor(live))
-      .send({ reference: `ord_${Math.random().toString(36).slice(2)}`, bundle: 'esim_3GB_30D_FR', quantity: 1 });
-    return res.body.profiles[0].iccid as string;
-  }
-  const act = (iccid: string, action: string) =>
-    request(h.app).post(`/internal/supply/profiles/${iccid}/${action}`).set(headersFor(live)).send({});
-
-  it('suspends and resumes a live profile', async () => {
-    const iccid = await liveIccid();
-    expect((await act(iccid, 'suspend')).body).toEqual({ iccid, status: 'suspended' });
-    expect(supplierOf(h).state.profiles.get(iccid)?.status).toBe('suspended');
-    expect((await act(iccid, 'resume')).body).toEqual({ iccid, status: 'active' });
-    expect(supplierOf(h).state.profiles.get(iccid)?.status).toBe('active');
+describe('profile actions without a supplier', () => {
+  it('answer supplier_unavailable until a supplier is configured', async () => {
+    for (const action of ['suspend', 'resume', 'terminate']) {
+      const res = await request(unconfigured.app).post(`/internal/supply/profiles/8988299000000000000/${action}`).set(headersFor(live)).send({});
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('supplier_unavailable');
+    }
+    const report = await request(unconfigured.app).get('/internal/supply/profiles/8988299000000000000').set(headersFor(live));
+    expect(report.body.error.code).toBe('supplier_unavailable');
   });
 
-  it('maps what the supplier cannot do and when it is down', async () => {
-    const iccid = await liveIccid();
-    supplierOf(h).state.faults.profiles = 'unsupported';
-    const unsupported = await act(iccid, 'suspend');
-    expect(unsupported.status).toBe(409);
-    expect(unsupported.body.error.code).toBe('capability_not_orderable');
-    supplierOf(h).state.faults.profiles = 'down';
-    const down = await act(iccid, 'resume');
-    expect(down.status).toBe(503);
-    expect(down.body.error.code).toBe('supplier_unavailable');
-  });
-});
-
-describe('cancelling (terminating) at the supplier', () => {
-  async function liveIccid(): Promise<string> {
-    const res = await request(h.app)
-      .post('/internal/supply/orders')
-      .set(headersFor(live))
-      .send({ reference: `ord_${Math.random().toString(36).slice(2)}`, bundle: 'esim_3GB_30D_FR', quantity: 1 });
-    return res.body.profiles[0].iccid as string;
-  }
-  const terminate = (iccid: string) => request(h.app).post(`/internal/supply/profiles/${iccid}/terminate`).set(headersFor(live)).send({});
-
-  it('terminates a live profile for good, and again without harm', async () => {
-    const iccid = await liveIccid();
-    expect((await terminate(iccid)).body).toEqual({ iccid, status: 'terminated' });
-    expect(supplierOf(h).state.profiles.get(iccid)?.status).toBe('terminated');
-    expect((await terminate(iccid)).status).toBe(200);
-    const resume = await request(h.app).post(`/internal/supply/profiles/${iccid}/resume`).set(headersFor(live)).send({});
-    expect(resume.status).toBe(409);
-    expect(resume.body.error.code).toBe('capability_not_orderable');
-  });
-
-  it('maps what the supplier cannot do and when it is down', async () => {
-    const iccid = await liveIccid();
-    supplierOf(h).state.faults.profiles = 'unsupported';
-    const unsupported = await terminate(iccid);
-    expect(unsupported.status).toBe(409);
-    expect(unsupported.body.error).toMatchObject({ code: 'capability_not_orderable', message: 'The supplier cannot cancel this eSIM.' });
-    supplierOf(h).state.faults.profiles = 'down';
-    const down = await terminate(iccid);
-    expect(down.status).toBe(503);
-    expect(down.body.error.code).toBe('supplier_unavailable');
-    expect(supplierOf(h).state.profiles.get(iccid)?.status).toBe('active');
-  });
-
-  it('answers supplier_unavailable until a supplier is configured', async () => {
-    const res = await request(unconfigured.app).post('/internal/supply/profiles/8988299000000000000/terminate').set(headersFor(live)).send({});
-    expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe('supplier_unavailable');
+  it('a test caller’s profiles are the sandbox’s: no order to find, no report', async () => {
+    expect((await request(h.app).get('/internal/supply/orders/ord_test1').set(headersFor(test))).status).toBe(404);
+    expect((await request(h.app).get('/internal/supply/profiles/8988299000000000000').set(headersFor(test))).status).toBe(404);
   });
 });
 
@@ -325,17 +263,16 @@ describe('the operator’s live-ordering switch', () => {
     const off = await setLiveOrdering(caller.accountId, false);
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ object: 'live_ordering', account_id: caller.accountId, enabled: false });
-    const before = supplierOf(h).state.requests.get('GET /v1/catalogue') ?? 0;
+    const before = allCalls();
 
     const listed = await request(h.app).get('/v1/esim/bundles').set(headersFor(caller));
     expect(listed.status).toBe(409);
     expect(listed.body.error).toMatchObject({ type: 'capability', code: 'capability_not_orderable' });
-    expect((await request(h.app).get('/internal/bundles/esim_3GB_30D_FR').set(headersFor(caller))).body.error.code).toBe('capability_not_orderable');
-    const supply = await request(h.app).post('/internal/supply/orders').set(headersFor(caller)).send({ reference: 'ord_switched_off', bundle: 'esim_3GB_30D_FR', quantity: 1 });
+    expect((await request(h.app).get(`/internal/bundles/${LIVE_BUNDLE}`).set(headersFor(caller))).body.error.code).toBe('capability_not_orderable');
+    const supply = await request(h.app).post('/internal/supply/orders').set(headersFor(caller)).send({ reference: 'ord_switched_off', bundle: LIVE_BUNDLE, quantity: 1 });
     expect(supply.body.error.code).toBe('capability_not_orderable');
     // Refused before the supplier is asked anything.
-    expect(supplierOf(h).state.requests.get('GET /v1/catalogue') ?? 0).toBe(before);
-    expect(supplierOf(h).state.orders.has('ord_switched_off')).toBe(false);
+    expect(allCalls()).toBe(before);
 
     // Only live: the account's sandbox is untouched. Other accounts are untouched.
     expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(newCaller('test', caller.accountId)))).status).toBe(200);
