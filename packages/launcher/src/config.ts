@@ -3,8 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { resolveSecretKey } from '@connectivity/notifications';
 import { z } from 'zod';
 
-const flag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
-
 /** What the launcher itself reads; each service still parses its own variables. */
 export const launcherConfigSchema = commonConfigSchema.extend({
   PORT: port(8080),
@@ -13,8 +11,8 @@ export const launcherConfigSchema = commonConfigSchema.extend({
   WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
   DEV_TEST_KEY: z.string().startsWith('sk_test_').optional(),
   DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
-  /** Start the bundled fake wholesale supplier and use it for live keys. */
-  FAKE_SUPPLIER: flag.default(false),
+  /** Start the fake of this vendor in-process and make it the live supplier (`airalo` or `esim-go`). */
+  FAKE_SUPPLIER: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['airalo', 'esim-go']).optional()),
   FAKE_SUPPLIER_PORT: port(8099),
 });
 

@@ -1,8 +1,8 @@
-import { startFakeSupplier } from '@connectivity/catalogue';
 import { ensureDevAccount } from '@connectivity/gateway';
 import { busOptionsFrom, createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
 import { loadLauncherConfig, serviceEnvironment } from './config.ts';
 import { startComposition } from './compose.ts';
+import { startFakeSupplier } from './fake-supplier.ts';
 
 /**
  * `pnpm start`: the whole API in one process, like stripe-mock or LocalStack but with the real
@@ -22,10 +22,12 @@ const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: con
 const bus = await createBus(busOptionsFrom(config, 'connectivity'));
 
 const env = serviceEnvironment(config);
-// Opt-in (FAKE_SUPPLIER=1): the bundled fake wholesale supplier serves live keys, so the live
-// path (catalogue, pricing, orders, balance) can be tried on a laptop too.
-const fakeSupplier = config.FAKE_SUPPLIER ? await startFakeSupplier({ port: config.FAKE_SUPPLIER_PORT }) : undefined;
-if (fakeSupplier) Object.assign(env, { SUPPLIER_URL: fakeSupplier.url, SUPPLIER_API_KEY: fakeSupplier.apiKey });
+// Opt-in (FAKE_SUPPLIER=airalo or esim-go): that vendor's fake serves live keys and calls back the
+// gateway's hook, so the whole live life cycle can be tried on a laptop too.
+const fakeSupplier = config.FAKE_SUPPLIER
+  ? await startFakeSupplier(config.FAKE_SUPPLIER, { port: config.FAKE_SUPPLIER_PORT, gatewayUrl: `http://127.0.0.1:${config.PORT}` })
+  : undefined;
+if (fakeSupplier) Object.assign(env, fakeSupplier.env);
 const composition = await startComposition({ runtime: { db, bus, logger }, env, port: config.PORT, host: config.HOST });
 
 const dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
@@ -38,7 +40,7 @@ process.stdout.write(
     `  API reference:  http://localhost:${config.PORT}/docs`,
     `  dev account:    ${dev.accountId}`,
     `  test key:       ${dev.testKey}`,
-    `  live key:       ${dev.liveKey}${fakeSupplier ? `  (fake wholesale supplier on ${fakeSupplier.url})` : ''}`,
+    `  live key:       ${dev.liveKey}${fakeSupplier ? `  (fake ${fakeSupplier.vendor} supplier on ${fakeSupplier.url}; drive it under /_fake)` : ''}`,
     '',
   ].join('\n') + '\n',
 );

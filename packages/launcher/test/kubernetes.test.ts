@@ -62,7 +62,9 @@ const SECRET_VARIABLES = [
   'ADMIN_TOKEN',
   'DATABASE_URL',
   'REDIS_URL',
-  'SUPPLIER_API_KEY',
+  'AIRALO_CLIENT_ID',
+  'AIRALO_CLIENT_SECRET',
+  'ESIMGO_API_KEY',
 ];
 
 /** The secrets each process refuses to start without (with a database server). */

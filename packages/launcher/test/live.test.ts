@@ -1,18 +1,18 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startFakeSupplier, type FakeSupplier } from '@connectivity/catalogue';
+import { assertNoViolations, startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startLocalStack, type LocalStack, type Reply } from '../src/local-stack.ts';
 
 /**
  * The live path end to end, through the public gateway and the operator admin API only: the
- * whole composition with the fake wholesale supplier configured as the live supplier. Runs on
+ * whole composition with the eSIM Go fake configured as the live supplier. Runs on
  * PostgreSQL + NATS when configured, else on PGlite + the in-process bus.
  */
 describe('live supply through the gateway', () => {
   let stack: LocalStack;
-  let supplier: FakeSupplier;
+  let supplier: EsimGoFake;
   let dataDir = '';
   let admin = { url: '', token: '' };
   let account = { id: '', test: '', live: '' };
@@ -33,9 +33,9 @@ describe('live supply through the gateway', () => {
   };
 
   beforeAll(async () => {
-    supplier = await startFakeSupplier();
+    supplier = await startEsimGoFake();
     dataDir = await mkdtemp(path.join(tmpdir(), 'live-e2e-'));
-    stack = await startLocalStack({ DATA_DIR: dataDir, SUPPLIER_URL: supplier.url, SUPPLIER_API_KEY: supplier.apiKey });
+    stack = await startLocalStack({ DATA_DIR: dataDir, LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: supplier.url, ESIMGO_API_KEY: supplier.apiKey });
     // A running gateway tells the operator CLI where its admin API is; so does it tell us.
     admin = JSON.parse(await readFile(path.join(dataDir, 'admin.json'), 'utf8')) as typeof admin;
     const created = await operator('POST', '/admin/accounts', { name: 'Live Co' });
@@ -56,8 +56,8 @@ describe('live supply through the gateway', () => {
     const bundles = catalogue.body.data as { name: string; price_cents: number; simulated: boolean; rated: boolean }[];
     expect(bundles.length).toBeGreaterThan(0);
     for (const bundle of bundles) expect(bundle).toMatchObject({ simulated: false, rated: true });
-    const bundle = bundles.find((b) => b.name === 'esim_1GB_7D_GB');
-    if (!bundle) throw new Error('the fake supplier sells esim_1GB_7D_GB');
+    const bundle = bundles.find((b) => b.name === 'esim_1GB_7D_GB_V2');
+    if (!bundle) throw new Error('the eSIM Go fake sells esim_1GB_7D_GB_V2');
 
     const unverified = await api(account.live, 'POST', '/v1/esim', { bundle: bundle.name });
     expect(unverified.status).toBe(403);
@@ -67,7 +67,7 @@ describe('live supply through the gateway', () => {
     const broke = await api(account.live, 'POST', '/v1/esim', { bundle: bundle.name });
     expect(broke.status).toBe(402);
     expect(broke.body.error?.code).toBe('balance_insufficient');
-    expect(supplier.state.orders.size).toBe(0);
+    expect(supplier.control.counters().purchases).toBe(0);
 
     const settings = await setAccount({ live_balance_cents: bundle.price_cents * 3 });
     expect(settings.settings).toMatchObject({ verified: true, live_balance_cents: bundle.price_cents * 3 });
@@ -77,12 +77,13 @@ describe('live supply through the gateway', () => {
     const [live] = order.body.esims as { id: string; iccid: string; simulated: boolean; smdp_address: string }[];
     if (!live) throw new Error('the order made no eSIM');
     expect(live.simulated).toBe(false);
-    expect(supplier.state.profiles.get(live.iccid)?.status).toBe('active');
+    expect(supplier.control.esim(live.iccid)).toMatchObject({ iccid: live.iccid, profileStatus: 'Released' });
+    expect(supplier.control.counters()).toMatchObject({ purchases: 1, esimsSold: 2 });
     const after = await operator('PATCH', `/admin/accounts/${account.id}`, { verified: true });
     expect(after.body.settings).toMatchObject({ live_balance_cents: bundle.price_cents });
 
     // The test/live boundary, both ways.
-    const sandbox = await api(account.test, 'POST', '/v1/esim', { bundle: bundle.name });
+    const sandbox = await api(account.test, 'POST', '/v1/esim', { bundle: 'esim_5GB_30D_EU' });
     expect(sandbox.status).toBe(201);
     const [simulated] = sandbox.body.esims as { id: string }[];
     const testReadsLive = await api(account.test, 'GET', `/v1/esim/${live.id}`);
@@ -107,7 +108,9 @@ describe('live supply through the gateway', () => {
     const cancelled = await api(account.live, 'PATCH', `/v1/esim/${live.id}`, { state: 'expired' });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.state).toBe('expired');
-    expect(supplier.state.profiles.get(live.iccid)?.status).toBe('terminated');
+    const revoked = supplier.control.esim(live.iccid) as { bundles: { assignments: { bundleState: string }[] }[] };
+    expect(revoked.bundles[0]?.assignments[0]?.bundleState).toBe('revoked');
+    assertNoViolations(supplier);
 
     expect((await setAccount({ live_ordering: true })).live_ordering).toBe(true);
     expect((await api(account.live, 'GET', '/v1/esim/bundles')).status).toBe(200);

@@ -5,9 +5,8 @@ import {
   createContext as createCatalogueContext,
   loadConfig as loadCatalogueConfig,
   migrations as catalogueMigrations,
-  startFakeSupplier,
-  type FakeSupplier,
 } from '@connectivity/catalogue';
+import { startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import type { Environment, Esim, Order } from '@connectivity/contracts';
 import { inventoryService, loadConfig as loadInventoryConfig, migrations as inventoryMigrations } from '@connectivity/inventory';
 import {
@@ -97,8 +96,8 @@ export class SimulatorHarness {
 
 /**
  * The simulator in front of the REAL inventory, as in production: catalogue and inventory
- * listen on loopback ports (inventory with its outbox relay running, catalogue with the fake
- * wholesale supplier for live orders), all on one fresh database and bus (PostgreSQL + NATS
+ * listen on loopback ports (inventory with its outbox relay running, catalogue with the eSIM Go
+ * fake as its live supplier), all on one fresh database and bus (PostgreSQL + NATS
  * when DATABASE_URL and NATS_URL are set, else PGlite + the in-process bus).
  */
 export class UsageWorld {
@@ -118,7 +117,7 @@ export class UsageWorld {
 
   static async start(): Promise<UsageWorld> {
     const closers: (() => Promise<void>)[] = [];
-    const supplier: FakeSupplier = await startFakeSupplier();
+    const supplier: EsimGoFake = await startEsimGoFake();
     closers.push(() => supplier.close());
     const db = await createTestDatabase();
     const bus = await createTestBus();
@@ -130,8 +129,9 @@ export class UsageWorld {
       INTERNAL_TOKEN,
       CURSOR_SECRET,
       SUPPLIER_RETRIES: '0',
-      SUPPLIER_URL: supplier.url,
-      SUPPLIER_API_KEY: supplier.apiKey,
+      LIVE_SUPPLIER: 'esim-go',
+      ESIMGO_API_URL: supplier.url,
+      ESIMGO_API_KEY: supplier.apiKey,
     });
     const catalogue = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig)), 0, '127.0.0.1');
     closers.push(() => closeServer(catalogue));

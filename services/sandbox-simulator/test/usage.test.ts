@@ -118,7 +118,7 @@ describe('POST /v1/test/usage on the real inventory', () => {
   it("answers 403 test_key_live_resource on esim for the account's own live eSIM", async () => {
     const live = identity('live');
     await world.fundLive(live.accountId);
-    const bought = await world.buy(live, 'esim_5GB_30D_EU');
+    const bought = await world.buy(live, 'esim_1GB_7D_GB_V2');
     expect(bought.simulated).toBe(false);
 
     const sameAccountTestKey = identity('test', live.accountId);
@@ -129,7 +129,7 @@ describe('POST /v1/test/usage on the real inventory', () => {
   it('refuses live keys with 403 live_key_test_resource, on test and live eSIMs alike', async () => {
     const live = identity('live');
     await world.fundLive(live.accountId);
-    const liveEsim = await world.buy(live, 'esim_5GB_30D_EU');
+    const liveEsim = await world.buy(live, 'esim_1GB_7D_GB_V2');
     const testEsim = await world.buy(identity('test', live.accountId), 'esim_1GB_7D_US');
     for (const esim of [liveEsim, testEsim]) {
       expectError(await world.usage(live, esim.id, 1), 403, 'live_key_test_resource');

@@ -1,0 +1,47 @@
+import { startAiraloFake, startEsimGoFake } from '@connectivity/fake-suppliers';
+
+export type FakeVendorName = 'airalo' | 'esim-go';
+
+export interface RunningFakeSupplier {
+  vendor: FakeVendorName;
+  url: string;
+  /** The settings that make catalogue buy from this fake (LIVE_SUPPLIER, URL, credentials). */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the fake of `vendor` for a laptop run and says how to point the live environment at it.
+ * Its callbacks go to the gateway's public hook for that vendor (`<gatewayUrl>/hooks/<vendor>`):
+ * eSIM Go's callback URL is an account setting, Airalo's is an opt-in made through its API (done
+ * here as an operator would do once, without Airalo's HEAD check, since the gateway may not be
+ * listening yet).
+ */
+export async function startFakeSupplier(vendor: FakeVendorName, options: { port: number; gatewayUrl: string }): Promise<RunningFakeSupplier> {
+  const hook = `${options.gatewayUrl.replace(/\/+$/, '')}/hooks/${vendor}`;
+  if (vendor === 'esim-go') {
+    const fake = await startEsimGoFake({ port: options.port, callbackUrl: hook });
+    return { vendor, url: fake.url, env: { LIVE_SUPPLIER: vendor, ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey }, close: () => fake.close() };
+  }
+  const fake = await startAiraloFake({ port: options.port, checkWebhookOnOptIn: false });
+  const { clientId, clientSecret } = fake.credentials;
+  const token = await fetch(`${fake.url}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret, grant_type: 'client_credentials' }).toString(),
+  });
+  const { data } = (await token.json()) as { data: { access_token: string } };
+  const optIn = await fetch(`${fake.url}/notifications/opt-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${data.access_token}` },
+    body: JSON.stringify({ type: 'webhook_low_data', webhook_url: hook }),
+  });
+  if (!optIn.ok) throw new Error(`the Airalo fake refused the webhook opt-in (${optIn.status})`);
+  await fake.control.resetObservations();
+  return {
+    vendor,
+    url: fake.url,
+    env: { LIVE_SUPPLIER: vendor, AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: clientId, AIRALO_CLIENT_SECRET: clientSecret },
+    close: () => fake.close(),
+  };
+}
