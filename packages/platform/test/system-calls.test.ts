@@ -21,9 +21,9 @@ beforeAll(async () => {
       createExpressEndpoints(
         internalSupplyCallbacksContract,
         s.router(internalSupplyCallbacksContract, {
-          parseCallback: async ({ params, body, headers, res }) => {
+          parseCallback: ({ params, body, headers, res }) => {
             seen.push({ vendor: params.vendor, caller: res.locals.caller === undefined ? undefined : 'present', requestId: headers['x-request-id'], bytes: body.body_base64 });
-            return { status: 200, body: { reports: [] } };
+            return Promise.resolve({ status: 200 as const, body: { reports: [] } });
           },
         }),
         express,

@@ -232,7 +232,8 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
         );
       }
       const profiles = esims.map(profileOf);
-      if (profiles.length === quantity && profiles.every((p) => p !== undefined)) return profiles as SuppliedProfile[];
+      const usable = profiles.filter((p): p is SuppliedProfile => p !== undefined);
+      if (usable.length === quantity) return usable;
       options.logger.error({ reference, order: order.orderReference, delivered: esims.length, quantity }, 'esim-go delivered profiles we cannot use; revoking them');
       for (const esim of esims) await revokeFor(esim.iccid).catch(() => undefined);
       throw new SupplierError('refused', `esim-go delivered ${esims.length} of ${quantity} usable profiles`);
@@ -259,7 +260,7 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
 
     profileReport: report,
 
-    async parseCallback({ rawBody, headers }: SupplierCallback) {
+    parseCallback: ({ rawBody, headers }: SupplierCallback) => Promise.resolve().then(() => {
       const signature = headers['x-signature-sha256'];
       if (!signature) throw new SupplierError('forged', 'the esim-go callback carries no signature');
       if (!signatureMatches(signature, rawBody, options.apiKey)) throw new SupplierError('forged', 'the esim-go callback signature does not match');
@@ -274,7 +275,7 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
       const iccid = iccids.fromVendor(parsed.data.iccid);
       const reported = iccid === undefined ? undefined : esimGoCallbackReport(iccid, parsed.data, nowSeconds());
       return reported ? [reported] : [];
-    },
+    }),
 
     suspendProfile: unsupported('suspend'),
     resumeProfile: unsupported('resume'),
