@@ -87,6 +87,9 @@ describe('live catalogue failures', () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('supplier_unavailable');
     await h.supplier.control.clearFaults();
+    // The abandoned request is still held by the fake; let it finish before the next test sets
+    // faults, or it would take one of them.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
   });
 });
 
