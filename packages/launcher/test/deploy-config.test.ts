@@ -38,12 +38,15 @@ const COUNTERS_AND_GAUGES = [
   'connectivity_webhook_attempts_total',
   'connectivity_webhook_endpoints_disabled_total',
   'connectivity_sweeper_moves_total',
+  'connectivity_supplier_errors_total',
+  'connectivity_supplier_breaker_open',
 ];
 const HISTOGRAMS = [
   'http_server_request_duration',
   'http_client_request_duration',
   'db_client_operation_duration',
   'connectivity_webhook_delivery_latency',
+  'connectivity_supplier_call_duration',
 ];
 const METRICS = [...COUNTERS_AND_GAUGES, ...HISTOGRAMS];
 const SERIES_NAMES = new Set([...COUNTERS_AND_GAUGES, ...HISTOGRAMS.flatMap((h) => [`${h}_bucket`, `${h}_count`, `${h}_sum`])]);
