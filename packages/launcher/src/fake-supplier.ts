@@ -1,4 +1,4 @@
-import { startAiraloFake, startEsimGoFake } from '@connectivity/fake-suppliers';
+import { startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 
 export type FakeVendorName = 'airalo' | 'esim-go';
 
@@ -18,12 +18,29 @@ export interface RunningFakeSupplier {
  * listening yet).
  */
 export async function startFakeSupplier(vendor: FakeVendorName, options: { port: number; gatewayUrl: string }): Promise<RunningFakeSupplier> {
-  const hook = `${options.gatewayUrl.replace(/\/+$/, '')}/hooks/${vendor}`;
+  const hook = hookUrl(options.gatewayUrl, vendor);
   if (vendor === 'esim-go') {
     const fake = await startEsimGoFake({ port: options.port, callbackUrl: hook });
-    return { vendor, url: fake.url, env: { LIVE_SUPPLIER: vendor, ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey }, close: () => fake.close() };
+    return { vendor, url: fake.url, env: liveSupplierEnv(fake), close: () => fake.close() };
   }
   const fake = await startAiraloFake({ port: options.port, checkWebhookOnOptIn: false });
+  await optInAiraloWebhook(fake, hook);
+  await fake.control.resetObservations();
+  return { vendor, url: fake.url, env: liveSupplierEnv(fake), close: () => fake.close() };
+}
+
+/** The gateway's public hook that `vendor`'s callbacks go to. */
+export const hookUrl = (gatewayUrl: string, vendor: FakeVendorName): string => `${gatewayUrl.replace(/\/+$/, '')}/hooks/${vendor}`;
+
+/** The settings that make catalogue buy from `fake` (LIVE_SUPPLIER, its URL, its credentials). */
+export function liveSupplierEnv(fake: AiraloFake | EsimGoFake): Record<string, string> {
+  if ('apiKey' in fake) return { LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey };
+  const { clientId, clientSecret } = fake.credentials;
+  return { LIVE_SUPPLIER: 'airalo', AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: clientId, AIRALO_CLIENT_SECRET: clientSecret };
+}
+
+/** Airalo's callbacks are an opt-in made through its API, once, as an operator would. */
+export async function optInAiraloWebhook(fake: AiraloFake, hook: string): Promise<void> {
   const { clientId, clientSecret } = fake.credentials;
   const token = await fetch(`${fake.url}/token`, {
     method: 'POST',
@@ -37,11 +54,4 @@ export async function startFakeSupplier(vendor: FakeVendorName, options: { port:
     body: JSON.stringify({ type: 'webhook_low_data', webhook_url: hook }),
   });
   if (!optIn.ok) throw new Error(`the Airalo fake refused the webhook opt-in (${optIn.status})`);
-  await fake.control.resetObservations();
-  return {
-    vendor,
-    url: fake.url,
-    env: { LIVE_SUPPLIER: vendor, AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: clientId, AIRALO_CLIENT_SECRET: clientSecret },
-    close: () => fake.close(),
-  };
 }

@@ -1,9 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { assertNoViolations, startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startLocalStack, type LocalStack, type Reply } from '../src/local-stack.ts';
+import { liveSupplierEnv } from '../src/fake-supplier.ts';
+import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
+import { operatorOf, type Operator } from './support/operator.ts';
 
 /**
  * The live path end to end, through the public gateway and the operator admin API only: the
@@ -14,34 +16,18 @@ describe('live supply through the gateway', () => {
   let stack: LocalStack;
   let supplier: EsimGoFake;
   let dataDir = '';
-  let admin = { url: '', token: '' };
+  let operator: Operator;
   let account = { id: '', test: '', live: '' };
 
   const api = (key: string, method: string, pathname: string, body?: unknown) => stack.call(key, method, pathname, body);
-  const operator = async (method: string, pathname: string, body?: unknown): Promise<Reply> => {
-    const response = await fetch(`${admin.url}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Reply['body'], headers: response.headers };
-  };
-  const setAccount = async (settings: Record<string, unknown>) => {
-    const res = await operator('PATCH', `/admin/accounts/${account.id}`, settings);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body;
-  };
+  const setAccount = (settings: Record<string, unknown>) => operator.setAccount(account.id, settings);
 
   beforeAll(async () => {
     supplier = await startEsimGoFake();
     dataDir = await mkdtemp(path.join(tmpdir(), 'live-e2e-'));
-    stack = await startLocalStack({ DATA_DIR: dataDir, LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: supplier.url, ESIMGO_API_KEY: supplier.apiKey });
-    // A running gateway tells the operator CLI where its admin API is; so does it tell us.
-    admin = JSON.parse(await readFile(path.join(dataDir, 'admin.json'), 'utf8')) as typeof admin;
-    const created = await operator('POST', '/admin/accounts', { name: 'Live Co' });
-    expect(created.status).toBe(201);
-    const keys = created.body.keys as { test: { secret: string }; live: { secret: string } };
-    account = { id: created.body.id as string, test: keys.test.secret, live: keys.live.secret };
+    stack = await startLocalStack({ DATA_DIR: dataDir, ...liveSupplierEnv(supplier) });
+    operator = await operatorOf(dataDir);
+    account = await operator.createAccount('Live Co');
   }, 180_000);
 
   afterAll(async () => {
@@ -79,8 +65,8 @@ describe('live supply through the gateway', () => {
     expect(live.simulated).toBe(false);
     expect(supplier.control.esim(live.iccid)).toMatchObject({ iccid: live.iccid, profileStatus: 'Released' });
     expect(supplier.control.counters()).toMatchObject({ purchases: 1, esimsSold: 2 });
-    const after = await operator('PATCH', `/admin/accounts/${account.id}`, { verified: true });
-    expect(after.body.settings).toMatchObject({ live_balance_cents: bundle.price_cents });
+    const after = await setAccount({ verified: true });
+    expect(after.settings).toMatchObject({ live_balance_cents: bundle.price_cents });
 
     // The test/live boundary, both ways.
     const sandbox = await api(account.test, 'POST', '/v1/esim', { bundle: 'esim_5GB_30D_EU' });
