@@ -9,7 +9,8 @@ import type { Database } from '../src/db/types.ts';
 import { createTestDatabase, testDatabaseBackends } from '../src/testing/database.ts';
 
 // Starting PGlite (a WASM Postgres) takes a few seconds on a cold machine.
-const SETUP_TIMEOUT = 60_000;
+// Each test starts PGlite (a WebAssembly Postgres) once or more: seconds alone, far more on a loaded shared machine.
+const SETUP_TIMEOUT = 180_000;
 
 describe.each(testDatabaseBackends())('database on $kind', ({ kind, create }) => {
   let db: Database;
