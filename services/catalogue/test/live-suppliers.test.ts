@@ -282,6 +282,18 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     }
   });
 
+  it('takes two cancels of one eSIM at once as done, refunding it once', async () => {
+    const [profile] = (await order(1)).body.profiles as { iccid: string }[];
+    const balanceOf = () => (vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance);
+    const before = balanceOf();
+    // Slowed, both read the eSIM unused before either ends it; the second then finds it ended.
+    await fake().control.fault({ kind: 'slow', delayMs: 200 });
+    const answers = await Promise.all([act(profile!.iccid, 'terminate'), act(profile!.iccid, 'terminate')]);
+    await fake().control.clearFaults();
+    for (const res of answers) expect(res.body, JSON.stringify(res.body)).toEqual({ iccid: profile!.iccid, status: 'terminated' });
+    expect(balanceOf()).toBeCloseTo(before + vendorCase.bundle.costCents / 100, 2);
+  });
+
   it('answers within the timeout with our error object when the vendor is slow, and buys nothing twice', async () => {
     await fake().control.fault({ kind: 'slow', delayMs: 1_000 });
     const started = Date.now();

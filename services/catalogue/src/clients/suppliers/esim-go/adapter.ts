@@ -290,14 +290,23 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
    * refunds); nothing in use: already ended, which is success.
    */
   async function revokeFor(vendorIccid: string): Promise<void> {
-    const inUse = (await bundlesOf(vendorIccid)).find((b) => b.assignments.some((a) => IN_USE_STATES.includes(a.bundleState)));
+    const bundleInUse = async () => (await bundlesOf(vendorIccid)).find((b) => b.assignments.some((a) => IN_USE_STATES.includes(a.bundleState)));
+    const inUse = await bundleInUse();
     if (!inUse) return;
-    await call({
-      operation: 'revoke_bundle',
-      method: 'DELETE',
-      path: `/esims/${encodeURIComponent(vendorIccid)}/bundles/${encodeURIComponent(inUse.name)}`,
-      query: { refundToBalance: true },
-      idempotent: false,
-    });
+    try {
+      await call({
+        operation: 'revoke_bundle',
+        method: 'DELETE',
+        path: `/esims/${encodeURIComponent(vendorIccid)}/bundles/${encodeURIComponent(inUse.name)}`,
+        query: { refundToBalance: true },
+        idempotent: false,
+      });
+    } catch (error) {
+      // A cancel running alongside (or an earlier attempt whose answer was lost) revoked it
+      // between our read and our revoke, and eSIM Go refuses to revoke it again: it has ended,
+      // which is what was asked.
+      if (error instanceof SupplierError && error.failure === 'refused' && !(await bundleInUse())) return;
+      throw error;
+    }
   }
 }
