@@ -18,6 +18,7 @@ export * from './internal/catalogue-supply.ts';
 export * from './internal/inventory-accounts.ts';
 export * from './internal/catalogue-accounts.ts';
 export * from './internal/inventory-releases.ts';
+export * from './internal/inventory-callbacks.ts';
 
 export * from './openapi.ts';
 export { errorExample } from './openapi/examples/operations.ts';

@@ -64,6 +64,12 @@ export const keyReused = (): ApiError =>
  * refuses the transaction, and the retry's answer stands.
  */
 export interface IdempotencyClaim {
+  /**
+   * The request the claim stands for (API key id and Idempotency-Key); undefined for `NO_CLAIM`.
+   * A change that must be found again by a retry of the same request (a purchase made before its
+   * transaction) is keyed on it.
+   */
+  readonly request?: { keyId: string; idempotencyKey: string } | undefined;
   /** Runs `work` in one transaction and records the answer it returns in that transaction. */
   answerInTransaction<T>(knex: Knex, status: number, work: (trx: Knex.Transaction) => Promise<T>, headers?: Record<string, string>): Promise<T>;
   /** Records an answer in `trx`, the transaction that makes the change. */
@@ -76,6 +82,7 @@ export interface IdempotencyClaim {
 
 function claimFor(held: HeldClaim | undefined): IdempotencyClaim {
   const claim: IdempotencyClaim = {
+    request: held && { keyId: held.ref.keyId, idempotencyKey: held.ref.idempotencyKey },
     answerInTransaction: (knex, status, work, headers = {}) =>
       knex.transaction(async (trx) => {
         const body = await work(trx);
