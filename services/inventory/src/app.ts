@@ -1,4 +1,4 @@
-import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
+import { contract, internalAccountsContract, internalContract, internalInventoryCallbacksContract, internalInventoryReleasesContract } from '@connectivity/contracts';
 import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, tsRestOptions } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
@@ -6,6 +6,7 @@ import { SCHEMA } from './db/schema.ts';
 import { esimRouter } from './routes/esims.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
+import { internalSupplierCallbacksRouter } from './routes/internal-supplier-callbacks.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { testClockRouter } from './routes/test-clocks.ts';
 import type { InventoryContext } from './service.ts';
@@ -22,11 +23,13 @@ export function createApp(context: InventoryContext): Express {
     ...serviceFrame(context),
     idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
-      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors, orders }), app, tsRestOptions);
+      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors, orders, intentCheckAfterMs: config.PURCHASE_INTENT_CHECK_AFTER_MS }), app, tsRestOptions);
       createExpressEndpoints(contract.testClocks, testClockRouter({ knex, logger, cursors }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(internalInventoryReleasesContract, internalReleasesRouter({ knex, cursors }), app, operatorRouteOptions);
+      // For no account, as the operator's routes: the internal token alone, never a caller's call.
+      createExpressEndpoints(internalInventoryCallbacksContract, internalSupplierCallbacksRouter({ knex, catalogue }), app, operatorRouteOptions);
     },
   });
 }

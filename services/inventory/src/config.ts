@@ -18,6 +18,18 @@ export const configSchema = serviceConfigSchema(8082).extend({
   /** First retry delay of a failed release (doubling each time), and the longest. */
   RELEASE_RETRY_BASE_MS: positiveInt(5_000),
   RELEASE_RETRY_MAX_MS: positiveInt(3_600_000),
+  /** How often the inbox of supplier callbacks is polled when no callback woke it. */
+  SUPPLIER_REPORTS_POLL_INTERVAL_MS: positiveInt(5_000),
+  /**
+   * Reconciliation (record 0151): every interval, one batch of live eSIMs not final is asked about
+   * at the supplier, least recently checked first. Batch per interval is the rate budget spent at
+   * the vendor; the live eSIMs over it is how long a lost callback can go unnoticed.
+   */
+  SUPPLIER_RECONCILE_INTERVAL_MS: positiveInt(30_000),
+  SUPPLIER_RECONCILE_BATCH: positiveInt(25),
+  /** How long a live purchase is left to its request and retries before it is settled (record 0152). */
+  PURCHASE_INTENT_CHECK_AFTER_MS: positiveInt(600_000),
+  PURCHASE_INTENT_POLL_INTERVAL_MS: positiveInt(60_000),
   /** How often the outbox relay polls when nothing woke it. */
   OUTBOX_POLL_INTERVAL_MS: positiveInt(500),
 });

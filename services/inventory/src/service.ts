@@ -12,6 +12,9 @@ import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
+import { startPurchaseIntentWorker } from './workers/purchase-intent-worker.ts';
+import { startReconciliationWorker } from './workers/reconciliation-worker.ts';
+import { startSupplierReportWorker } from './workers/supplier-report-worker.ts';
 import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
 
 /** What inventory's app and workers share. */
@@ -31,7 +34,11 @@ export function createContext(runtime: ServiceRuntime, config: Config): Inventor
   return { ...runtime, config, catalogue };
 }
 
-/** inventory: the eSIM routes; in the background its outbox relay, expiry sweeper, supplier releases and idempotency purge. */
+/**
+ * inventory: the eSIM routes; in the background its outbox relay, expiry sweeper, supplier releases,
+ * the live life cycle from the supplier (callback inbox, reconciliation), abandoned live purchases
+ * and idempotency purge.
+ */
 export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
   name: 'inventory',
   migrations,
@@ -57,6 +64,27 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
           intervalMs: config.RELEASE_POLL_INTERVAL_MS,
           retryBaseMs: config.RELEASE_RETRY_BASE_MS,
           retryMaxMs: config.RELEASE_RETRY_MAX_MS,
+        }),
+    },
+    {
+      name: 'supplier reports',
+      start: ({ db, config, logger }) => startSupplierReportWorker({ knex: db.knex, logger, intervalMs: config.SUPPLIER_REPORTS_POLL_INTERVAL_MS }),
+    },
+    {
+      name: 'supplier reconciliation',
+      start: ({ db, catalogue, config, logger }) =>
+        startReconciliationWorker({ knex: db.knex, catalogue, logger, intervalMs: config.SUPPLIER_RECONCILE_INTERVAL_MS, batchSize: config.SUPPLIER_RECONCILE_BATCH }),
+    },
+    {
+      name: 'purchase intents',
+      start: ({ db, catalogue, config, logger }) =>
+        startPurchaseIntentWorker({
+          knex: db.knex,
+          catalogue,
+          logger,
+          intervalMs: config.PURCHASE_INTENT_POLL_INTERVAL_MS,
+          // A claimed intent outlives the supplier call it covers.
+          leaseMs: Math.max(config.CATALOGUE_TIMEOUT_MS * 2, 60_000),
         }),
     },
     {

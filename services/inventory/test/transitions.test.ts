@@ -239,6 +239,9 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
     getBundle: () => Promise.reject(new Error('not used')),
     orderProfiles: () => Promise.reject(new Error('not used')),
     profileAction: () => Promise.reject(new Error('not used')),
+    findOrder: () => Promise.reject(new Error('not used')),
+    profileReport: () => Promise.reject(new Error('not used')),
+    parseCallback: () => Promise.reject(new Error('not used')),
   };
   const deps = () => ({ knex: h.db.knex, catalogue: unusedCatalogue, now: eightDaysOn });
 

@@ -1,4 +1,13 @@
-import { internalContract, internalSupplyContract, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
+import {
+  ApiError,
+  internalContract,
+  internalSupplyCallbacksContract,
+  internalSupplyContract,
+  type InternalBundle,
+  type ProfileReport,
+  type SuppliedProfile,
+  type SupplierVendor,
+} from '@connectivity/contracts';
 import { createInternalClient, errorMessage, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
 import { createSandboxStock } from './sandbox-stock.ts';
 
@@ -17,7 +26,23 @@ export interface CatalogueClient {
   getBundle(caller: Caller, name: string): Promise<InternalBundle>;
   orderProfiles(caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]>;
   profileAction(caller: Caller, iccid: string, action: ProfileAction): Promise<void>;
+  /** The profiles the supplier made for an order placed with `reference`; null when it made none. */
+  findOrder(caller: Caller, reference: string): Promise<SuppliedProfile[] | null>;
+  /** What the supplier says of a live profile now; null when it knows no such profile. */
+  profileReport(caller: Caller, iccid: string): Promise<ProfileReport | null>;
+  /** A vendor's callback verified and read by the live supplier's adapter (for no account): 401 `key_invalid` when its signature fails. */
+  parseCallback(vendor: SupplierVendor, callback: { body_base64: string; headers: Record<string, string> }): Promise<ProfileReport[]>;
 }
+
+/** A 404 from catalogue: the supplier knows no such thing. */
+const orNull = async <T>(call: Promise<T>): Promise<T | null> => {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'resource_not_found') return null;
+    throw error;
+  }
+};
 
 const ACTIONS = {
   suspend: internalSupplyContract.suspendProfile,
@@ -76,5 +101,11 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
       guarded(async () => {
         await client.call(ACTIONS[action], { params: { iccid }, body: {}, identity: caller });
       }),
+    findOrder: (caller, reference) =>
+      guarded(async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, identity: caller })))?.profiles ?? null),
+    profileReport: (caller, iccid) => guarded(() => orNull(client.call(internalSupplyContract.profileReport, { params: { iccid }, identity: caller }))),
+    // For no account: the call carries the internal token and the request id alone.
+    parseCallback: (vendor, callback) =>
+      guarded(async () => (await client.call(internalSupplyCallbacksContract.parseCallback, { params: { vendor }, body: callback })).reports),
   };
 }

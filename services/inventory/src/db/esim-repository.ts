@@ -13,10 +13,17 @@ export type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 
   thresholds_notified: (string | number)[];
 };
 
+/** Columns of a live eSIM that only the supplier's reports use (see `db/supplier-report-repository.ts`). */
+export interface SupplierColumns {
+  supplier_checked_at?: string | number | null;
+  supplier_observed_at?: string | number | null;
+}
+
 const num = (value: string | number): number => Number(value);
 const numOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
 
-export const esimFromRow = (row: EsimRow): EsimRecord => ({
+// The supplier's bookkeeping columns (reconciliation) are not part of the record.
+export const esimFromRow = ({ supplier_checked_at: _checked, supplier_observed_at: _observed, ...row }: EsimRow & SupplierColumns): EsimRecord => ({
   ...row,
   data_used_bytes: num(row.data_used_bytes),
   data_limit_bytes: numOrNull(row.data_limit_bytes),

@@ -1,12 +1,12 @@
 import { ApiError, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { errorMessage, newId, oneStatement, signalWork, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
+import { errorMessage, newId, oneStatement, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { debitAccount, findAccount } from '../db/account-repository.ts';
 import { addEsimEvents } from '../db/esim-events.ts';
 import { esimInsertion, isDuplicateIccid } from '../db/esim-repository.ts';
 import { orderInsertion } from '../db/order-repository.ts';
-import { insertRelease, RELEASES_SIGNAL } from '../db/release-repository.ts';
+import { lockIntent, openIntent, settleIntent } from '../db/purchase-intent-repository.ts';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
 import { defaultAccount } from '../domain/account.ts';
 import { activationCode } from '../domain/activation-code.ts';
@@ -14,6 +14,7 @@ import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { initialMetadata, sortedMetadata } from '../domain/metadata.ts';
 import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../domain/order.ts';
 import { assertSandboxCaller, clockInstant, testClockNotFound } from '../domain/test-clock.ts';
+import { releasePurchase } from './release-purchase.ts';
 
 export interface PlaceOrderDeps {
   knex: Knex;
@@ -22,7 +23,15 @@ export interface PlaceOrderDeps {
   now?: () => Date;
   /** Group commit of the statements of sandbox orders (each its own statement otherwise). */
   orders?: StatementBatcher;
+  /**
+   * How long a live purchase's intent is left to the request that made it (and its retries)
+   * before the purchase-intent worker settles it (record 0152).
+   */
+  intentCheckAfterMs?: number;
 }
+
+/** The default of `intentCheckAfterMs`: well past the idempotency lease and the catalogue's timeout. */
+export const INTENT_CHECK_AFTER_MS = 10 * 60_000;
 
 // Sandbox ICCIDs are random: a collision with an existing one is all but impossible, but if it
 // happens the order is simply made again with fresh profiles.
@@ -54,10 +63,12 @@ export async function placeOrder(
   const price = priceOrder(bundle, input.quantity, caller.environment);
   // Checked before buying profiles, so a refused order costs the supplier nothing.
   if (live) assertCanPay((await findAccount(deps.knex, caller.accountId)) ?? defaultAccount(caller.accountId, 0), price.total_cents);
+  // A live purchase is bought once per request, whatever crashes (record 0152); sandbox profiles cost nothing.
+  const purchase = live ? await livePurchase(deps, caller, { bundle: bundle.name, quantity: input.quantity }, claim) : undefined;
 
   for (let attempt = 1; ; attempt += 1) {
-    const orderId = newId('order');
-    const profiles = await supply(deps, caller, { reference: orderId, bundle: bundle.name, quantity: input.quantity });
+    const orderId = purchase ? purchase.orderId : newId('order');
+    const profiles = purchase ? purchase.profiles : await supply(deps, caller, { reference: orderId, bundle: bundle.name, quantity: input.quantity });
 
     /** The order and its eSIMs as made at `createdAt` (now, or the clock's time). */
     const build = (createdAt: number) => {
@@ -142,6 +153,11 @@ export async function placeOrder(
           : await deps.knex.transaction(async (trx) => {
               const at = clockId === null ? now() : clockInstant(await orderTimeOnClock(trx, caller, clockId));
               if (live) {
+                // The purchase is recorded once: not if its intent was settled meanwhile (released
+                // by the worker, or recorded by another attempt of the same request).
+                const intent = await lockIntent(trx, orderId);
+                if (intent?.state !== 'pending') throw purchaseGivenUp();
+                await settleIntent(trx, orderId, 'recorded', at.getTime());
                 // The balance may have been spent since the check above: check again under the row lock.
                 const account = (await findAccount(trx, caller.accountId, { lock: true })) ?? defaultAccount(caller.accountId, 0);
                 assertCanPay(account, price.total_cents);
@@ -150,7 +166,7 @@ export async function placeOrder(
               return write(trx, at);
             });
     } catch (error) {
-      if (live) await queueRelease(deps, caller, orderId, profiles, error);
+      if (live) await settleFailedPurchase(deps, caller, orderId, profiles, error);
       if (isDuplicateIccid(error)) {
         if (!live && attempt < SANDBOX_ATTEMPTS) continue;
         throw new ApiError('supplier_refused', { message: 'The supplier delivered a profile that is already in use; nothing was charged.' });
@@ -162,21 +178,86 @@ export async function placeOrder(
 }
 
 /**
- * The supplier delivered (and bills us for) profiles we did not record: the order's transaction
- * failed, e.g. the balance was spent by another order between the check and the debit. They
- * are written down durably for the release worker, which terminates them at the supplier with
- * retries; the caller still gets the transaction's error (nothing was charged).
+ * The live purchase of this request: its intent (our order id) is committed before the supplier
+ * is asked, and the supplier is asked with that id as the reference. A retry of the same request
+ * (API key and Idempotency-Key) after a crash finds the intent and asks the supplier what it did
+ * under that reference before buying: the profiles it made are the order's, and only when it made
+ * none is the order bought (record 0152).
  */
-async function queueRelease(deps: PlaceOrderDeps, caller: Caller, orderId: string, profiles: SuppliedProfile[], cause: unknown): Promise<void> {
-  const reason = cause instanceof ApiError ? cause.code : errorMessage(cause);
+async function livePurchase(
+  deps: PlaceOrderDeps,
+  caller: Caller,
+  input: { bundle: string; quantity: number },
+  claim: IdempotencyClaim,
+): Promise<{ orderId: string; profiles: SuppliedProfile[] }> {
+  const { intent, resumed } = await openIntent(
+    deps.knex,
+    {
+      order_id: newId('order'),
+      account_id: caller.accountId,
+      environment: caller.environment,
+      key_id: claim.request?.keyId ?? null,
+      idempotency_key: claim.request?.idempotencyKey ?? null,
+      bundle: input.bundle,
+      quantity: input.quantity,
+    },
+    (deps.now ?? (() => new Date()))().getTime(),
+    deps.intentCheckAfterMs ?? INTENT_CHECK_AFTER_MS,
+  );
+  const reference = { reference: intent.order_id, bundle: intent.bundle, quantity: intent.quantity };
+  if (resumed) {
+    const bought = await findPurchase(deps, caller, intent.order_id);
+    if (bought !== null && bought.length > 0) {
+      deps.logger.info({ orderId: intent.order_id, profiles: bought.length }, 'a retried live order found what the supplier made for it; nothing is bought again');
+      return { orderId: intent.order_id, profiles: checkedProfiles(bought, intent.quantity) };
+    }
+  }
+  return { orderId: intent.order_id, profiles: await supply(deps, caller, reference) };
+}
+
+async function findPurchase(deps: PlaceOrderDeps, caller: Caller, orderId: string): Promise<SuppliedProfile[] | null> {
   try {
-    await insertRelease(
+    return await deps.catalogue.findOrder(caller, orderId);
+  } catch (error) {
+    // Not knowing what was bought, buying again could buy twice: the order waits for a retry.
+    if (error instanceof ApiError) {
+      throw new ApiError('supplier_refused', { message: 'The supplier cannot take orders right now; nothing was charged. Retry later with the same Idempotency-Key.' });
+    }
+    throw error;
+  }
+}
+
+const purchaseGivenUp = () =>
+  new ApiError('supplier_refused', { message: 'This order was given up while it was being recorded and its profiles are released; nothing was charged.' });
+
+/** A refusal that answers the request for good (it is replayed to a retry): its purchase will never be recorded. */
+function isFinalRefusal(error: unknown): boolean {
+  if (isDuplicateIccid(error)) return true;
+  // A lost idempotency claim is not final: the retry that took it over records the purchase.
+  return error instanceof ApiError && error.status < 500 && error.code !== 'idempotency_key_reused';
+}
+
+/**
+ * The supplier delivered (and bills us for) profiles the order's transaction did not record. When
+ * the request is refused for good (e.g. the balance was spent by another order between the check
+ * and the debit), they are written down durably for the release worker, which terminates them at
+ * the supplier with retries. When it failed otherwise (the database, a lost claim), its intent
+ * stays pending: a retry of the request records these very profiles, and without a retry the
+ * purchase-intent worker releases them. The caller gets the transaction's error (nothing was charged).
+ */
+async function settleFailedPurchase(deps: PlaceOrderDeps, caller: Caller, orderId: string, profiles: SuppliedProfile[], cause: unknown): Promise<void> {
+  const reason = cause instanceof ApiError ? cause.code : errorMessage(cause);
+  if (!isFinalRefusal(cause)) {
+    deps.logger.warn({ orderId, reason }, 'live order not recorded; a retry records its supplier profiles, or they are released later');
+    return;
+  }
+  try {
+    const released = await releasePurchase(
       deps.knex,
-      { order_reference: orderId, account_id: caller.accountId, iccids: profiles.map((p) => p.iccid), reason },
+      { accountId: caller.accountId, orderId, iccids: profiles.map((p) => p.iccid), reason },
       (deps.now ?? (() => new Date()))().getTime(),
     );
-    signalWork(RELEASES_SIGNAL);
-    deps.logger.warn({ orderId, reason }, 'live order not recorded; its supplier profiles will be released');
+    if (released) deps.logger.warn({ orderId, reason }, 'live order not recorded; its supplier profiles will be released');
   } catch (error) {
     // The database is failing too: only the log is left to tell the operator.
     deps.logger.error({ orderId, iccids: profiles.map((p) => p.iccid), reason, err: errorMessage(error) }, 'live order not recorded and its supplier profiles could not be queued for release');
@@ -217,8 +298,11 @@ async function findBundle(deps: PlaceOrderDeps, caller: Caller, name: string) {
 }
 
 async function supply(deps: PlaceOrderDeps, caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]> {
-  const profiles = await deps.catalogue.orderProfiles(caller, input);
-  if (profiles.length !== input.quantity) {
+  return checkedProfiles(await deps.catalogue.orderProfiles(caller, input), input.quantity);
+}
+
+function checkedProfiles(profiles: SuppliedProfile[], quantity: number): SuppliedProfile[] {
+  if (profiles.length !== quantity) {
     throw new ApiError('supplier_refused', { message: 'The supplier did not deliver the profiles ordered; nothing was charged.' });
   }
   return profiles;

@@ -6,6 +6,7 @@ import * as supplierTerminations from './0005_supplier_terminations.ts';
 import * as metadata from './0007_metadata.ts';
 import * as testClocks from './0008_test_clocks.ts';
 import * as expiredReason from './0009_expired_reason.ts';
+import * as supplierLifecycle from './0010_supplier_lifecycle.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -20,5 +21,6 @@ export const migrations: MigrationSet = {
     '0007_metadata': metadata,
     '0008_test_clocks': testClocks,
     '0009_expired_reason': expiredReason,
+    '0010_supplier_lifecycle': supplierLifecycle,
   },
 };

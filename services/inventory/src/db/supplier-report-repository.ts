@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { profileReportSchema, type ProfileReport, type SupplierVendor } from '@connectivity/contracts';
+import { claimDue } from '@connectivity/platform';
+import type { Knex } from 'knex';
+import type { EsimRecord } from '../domain/esim.ts';
+import { esimFromRow, type EsimRow, type SupplierColumns } from './esim-repository.ts';
+import { SCHEMA } from './schema.ts';
+
+/** The work signal of the report inbox: raised after a commit that stored reports. */
+export const SUPPLIER_REPORTS_SIGNAL = 'inventory:supplier-reports';
+
+const reports = (db: Knex) => db.withSchema(SCHEMA).from('supplier_reports');
+const esims = (db: Knex) => db.withSchema(SCHEMA).from('esims');
+
+/**
+ * A report's key in the inbox: a digest of the vendor and the report as parsed (the schema fixes
+ * the order of its fields), so the same callback delivered twice, or two callbacks that say the
+ * same thing, store one row.
+ */
+export function reportKey(vendor: SupplierVendor, report: ProfileReport): string {
+  return createHash('sha256').update(vendor).update('\n').update(JSON.stringify(profileReportSchema.parse(report))).digest('hex');
+}
+
+/** Stores the reports not stored yet; resolves with how many were new. */
+export async function storeReports(db: Knex, vendor: SupplierVendor, items: readonly ProfileReport[], nowMs: number): Promise<number> {
+  if (items.length === 0) return 0;
+  const rows = new Map(items.map((report) => [reportKey(vendor, report), report]));
+  const stored: { id: string }[] = await reports(db)
+    .insert([...rows].map(([id, report]) => ({ id, vendor, iccid: report.iccid, report: JSON.stringify(report), received_at: nowMs })))
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  return stored.length;
+}
+
+export interface InboxRow {
+  id: string;
+  vendor: SupplierVendor;
+  iccid: string;
+  report: ProfileReport | string;
+}
+
+/** The inbox's due rows (not applied yet), oldest first: the report worker's sweep (see `sweepDue`). */
+export function dueReports(db: Knex): Knex.QueryBuilder {
+  return reports(db).select('id', 'vendor', 'iccid', 'report').whereNull('applied_at').orderBy('received_at');
+}
+
+/** The report a row holds (jsonb arrives parsed from PostgreSQL, as text from some drivers). */
+export const reportOf = (row: InboxRow): ProfileReport => profileReportSchema.parse(typeof row.report === 'string' ? JSON.parse(row.report) : row.report);
+
+export async function markReportsApplied(trx: Knex.Transaction, ids: readonly string[], nowMs: number): Promise<void> {
+  if (ids.length > 0) await reports(trx).whereIn('id', ids).update({ applied_at: nowMs });
+}
+
+/** A live eSIM under its row lock, with the time of the newest supplier report applied to it. */
+export async function lockEsimForReport(trx: Knex.Transaction, iccid: string): Promise<{ esim: EsimRecord; observedAt: number | null } | undefined> {
+  const row = (await esims(trx).select('*').where('iccid', iccid).forUpdate().first()) as (EsimRow & SupplierColumns) | undefined;
+  if (!row) return undefined;
+  return { esim: esimFromRow(row), observedAt: row.supplier_observed_at == null ? null : Number(row.supplier_observed_at) };
+}
+
+/** Writes what a report changed on the locked eSIM, and the supplier time it was observed at. */
+export async function writeReportOutcome(trx: Knex.Transaction, esim: EsimRecord, observedAt: number | null): Promise<void> {
+  const { state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at } = esim;
+  await esims(trx).where('id', esim.id).update({ state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at, supplier_observed_at: observedAt });
+}
+
+export interface EsimToCheck {
+  id: string;
+  iccid: string;
+  account_id: string;
+}
+
+/**
+ * Claims up to `limit` live eSIMs that are not final for reconciliation, never checked first then
+ * least recently checked, and not checked since `checkedBeforeMs`, in one statement: their
+ * `supplier_checked_at` becomes now, which both records the check and keeps another instance off
+ * them (it takes the next ones in the order).
+ */
+export async function claimEsimsToCheck(db: Knex, nowMs: number, checkedBeforeMs: number, limit: number): Promise<EsimToCheck[]> {
+  return claimDue<EsimToCheck>(db, {
+    table: `${SCHEMA}.esims`,
+    key: 'id',
+    due: {
+      sql: "environment = 'live' and state <> 'expired' and (supplier_checked_at is null or supplier_checked_at <= ?)",
+      bindings: [checkedBeforeMs],
+    },
+    orderBy: 'supplier_checked_at asc nulls first, id',
+    limit,
+    set: { sql: 'supplier_checked_at = ?', bindings: [nowMs] },
+    returning: ['id', 'iccid', 'account_id'],
+  });
+}

@@ -1,0 +1,30 @@
+import type { ProfileReport } from '@connectivity/contracts';
+import type { Knex } from 'knex';
+import { recordEsimEvents } from '../db/esim-events.ts';
+import { lockEsimForReport, writeReportOutcome } from '../db/supplier-report-repository.ts';
+import { planSupplierReport, type ReportIgnored } from '../domain/supplier-report.ts';
+
+/** What a report did: moved or changed the eSIM, said nothing new, named no eSIM of ours, or was ignored. */
+export type ReportOutcome = 'applied' | 'unchanged' | 'unknown' | ReportIgnored;
+
+/**
+ * Applies a supplier's report to the eSIM it names, in the caller's transaction: the eSIM's row
+ * is locked, the pure plan (`planSupplierReport`) decides from what the row holds now, and the
+ * changes and their events (outbox) commit together. A callback and reconciliation that report
+ * the same thing therefore take turns on the lock, and the second finds nothing new: each event
+ * is written once. An ICCID we never sold is ignored.
+ */
+export async function applyReportIn(trx: Knex.Transaction, report: ProfileReport, at: Date): Promise<ReportOutcome> {
+  const found = await lockEsimForReport(trx, report.iccid);
+  if (!found) return 'unknown';
+  const plan = planSupplierReport(found.esim, found.observedAt, report, Math.floor(at.getTime() / 1000));
+  if (plan.ignored) return plan.ignored;
+  if (plan.changed || plan.observedAt !== found.observedAt) await writeReportOutcome(trx, plan.esim, plan.observedAt);
+  await recordEsimEvents(trx, plan.changes, at);
+  return plan.changed ? 'applied' : 'unchanged';
+}
+
+/** `applyReportIn` in a transaction of its own (reconciliation: one eSIM at a time). */
+export async function applySupplierReport(knex: Knex, report: ProfileReport, at = new Date()): Promise<ReportOutcome> {
+  return knex.transaction((trx) => applyReportIn(trx, report, at));
+}
