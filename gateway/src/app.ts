@@ -2,23 +2,27 @@ import { ApiError, CURRENT_SERVICE_VERSION } from '@connectivity/contracts';
 import { accessLog, createCursorCodec, defaultResponseHeaders, errorHandler, healthRoutes, requestId, resolveCursorSecret } from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
 import { createForwarder, type Forwarder } from './clients/forwarder.ts';
+import { createSupplierCallbacks, type PassCallback } from './clients/supplier-callbacks.ts';
 import { ResponseCache } from './domain/response-cache.ts';
 import { mountDocs } from './routes/docs.ts';
 import { edgePipeline, type EdgeDeps } from './routes/edge-pipeline.ts';
 import { errorPageRoutes } from './routes/error-pages.ts';
 import { mountMetaRoutes } from './routes/meta.ts';
+import { supplierHookRoutes } from './routes/supplier-hooks.ts';
 import type { GatewayContext } from './service.ts';
 import { applyAddressLimit } from './use-cases/rate-limit.ts';
 
 export type AppDeps = Pick<GatewayContext, 'db' | 'bus' | 'logger' | 'config' | 'edge'> & {
   /** Replaces the HTTP forwarder (the embedded runner may route in process). */
   forwarder?: Forwarder;
+  /** Replaces the call that passes suppliers' callbacks to inventory. */
+  passCallback?: PassCallback;
 };
 
 /**
  * The public edge. Every response carries `Request-Id`, `Service-Version` and the rate-limit
- * headers; health probes, the API reference and the error pages for people are the only paths
- * without a key. The edge state (`deps.edge`) is its owner's: the service's workers keep it.
+ * headers; health probes, the API reference, the error pages for people and the suppliers'
+ * signed callbacks (`/hooks/<vendor>`) are the only paths without a key. The edge state (`deps.edge`) is its owner's: the service's workers keep it.
  */
 export function createApp(deps: AppDeps): Express {
   const { config, logger, edge } = deps;
@@ -79,6 +83,18 @@ export function createApp(deps: AppDeps): Express {
   };
   mountDocs(app, publicLimit, baseUrl);
   app.use(errorPageRoutes(publicLimit, baseUrl));
+  // No key either: the suppliers' callbacks, signed by the vendor.
+  app.use(
+    supplierHookRoutes({
+      edge,
+      rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      perMinute: config.SUPPLIER_HOOK_RATE_LIMIT_PER_MINUTE,
+      maxBodyBytes: config.SUPPLIER_HOOK_MAX_BODY_BYTES,
+      passCallback:
+        deps.passCallback ??
+        createSupplierCallbacks({ inventoryUrl: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
+    }),
+  );
 
   app.use(edgePipeline(edgeDeps));
   mountMetaRoutes(app, {

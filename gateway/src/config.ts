@@ -76,6 +76,10 @@ export const configSchema = serviceConfigSchema(8080).extend({
    * REDIS_URL, else postgres with DATABASE_URL, else memory.
    */
   RATE_LIMIT_STORE: z.enum(['auto', 'redis', 'memory', 'postgres']).default('auto'),
+  /** Callbacks per minute a supplier's address may send to `POST /hooks/<vendor>` (record 0150). */
+  SUPPLIER_HOOK_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** The largest callback body taken, in bytes (vendors send a few kilobytes). */
+  SUPPLIER_HOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(262_144),
   /** Redis for the shared rate limit (e.g. `redis://127.0.0.1:6379`). */
   REDIS_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
   /** Prefix of the gateway's Redis keys, so deployments sharing a Redis keep apart. */

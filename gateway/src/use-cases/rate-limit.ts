@@ -35,21 +35,30 @@ export function refuseIfLimited(res: Response, decision: RateLimitDecision, scop
 /**
  * The address budgets of requests without a valid key: `anonymous` for the API (a failed
  * authentication), `docs` for the reference and the spec, so a reader of /docs is not refused
- * because someone behind the same address guessed keys.
+ * because someone behind the same address guessed keys, and `hooks` for the suppliers' callbacks,
+ * so neither a burst of callbacks nor anyone else's requests spend the other's budget.
  */
-export type AddressBudget = 'anonymous' | 'docs';
+export type AddressBudget = 'anonymous' | 'docs' | 'hooks';
+
+const BUCKET_PREFIXES: Record<AddressBudget, string> = { anonymous: 'ip', docs: 'docs', hooks: 'hooks' };
 
 /** The bucket of requests that carry no valid key: counted per client address (see TRUST_PROXY). */
-export const addressBucket = (req: Request, budget: AddressBudget) => `${budget === 'docs' ? 'docs' : 'ip'}:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+export const addressBucket = (req: Request, budget: AddressBudget) => `${BUCKET_PREFIXES[budget]}:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
 
 /**
  * Counts a request that carries no valid key, per client address, and refuses it once spent. A
  * bucket this instance already saw spent is refused from memory, without counting again.
  */
-export async function applyAddressLimit(deps: RateLimitDeps, req: Request, res: Response, budget: AddressBudget = 'anonymous'): Promise<void> {
+export async function applyAddressLimit(
+  deps: RateLimitDeps,
+  req: Request,
+  res: Response,
+  budget: AddressBudget = 'anonymous',
+  perMinute = deps.rateLimitPerMinute,
+): Promise<void> {
   const bucket = addressBucket(req, budget);
-  refuseIfSpent(deps, res, bucket);
-  const decision = await countRequest(deps, res, bucket, deps.rateLimitPerMinute);
+  refuseIfSpent({ ...deps, rateLimitPerMinute: perMinute }, res, bucket);
+  const decision = await countRequest(deps, res, bucket, perMinute);
   if (!decision.allowed) deps.edge.spentBudgets.spent(bucket, decision.retryAfterSeconds * 1000);
   refuseIfLimited(res, decision, 'address');
 }

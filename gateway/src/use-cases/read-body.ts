@@ -2,28 +2,29 @@ import { ApiError } from '@connectivity/contracts';
 import { MAX_BODY_BYTES } from '@connectivity/platform';
 import type { Request } from 'express';
 
-const tooLarge = () => new ApiError('invalid_parameter', { param: 'body', message: 'The request body is larger than 1 MiB.' });
+const tooLarge = (limit: number) =>
+  new ApiError('invalid_parameter', { param: 'body', message: `The request body is larger than ${limit === MAX_BODY_BYTES ? '1 MiB' : `${limit} bytes`}.` });
 
 /**
- * Reads the raw body, refusing more than 1 MiB (DECISIONS.md) without buffering the excess.
+ * Reads the raw body, refusing more than `limit` (1 MiB by DECISIONS.md) without buffering the excess.
  * The bytes are kept as they came: they are hashed for idempotency and forwarded unchanged.
  * A body over the limit, declared or chunked, leaves the request flowing (Node discards the
  * rest once the answer is sent) rather than destroyed, so the client still reads the 400.
  */
-export async function readRawBody(req: Request): Promise<Buffer> {
+export async function readRawBody(req: Request, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) {
+  if (declared > limit) {
     req.resume();
-    throw tooLarge();
+    throw tooLarge(limit);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   // Leaving the loop early must not destroy the request (and with it the socket the answer goes out on).
   for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       req.resume();
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(chunk);
   }

@@ -131,6 +131,15 @@ export async function startUpstream(options: { db: Knex; leaseMs?: number }): Pr
     if (String(req.body).includes('"hang"')) return; // never answers
     res.json({ object: 'esim' });
   });
+  // As inventory answers a supplier's callback: a signature the (stand-in) adapter refuses is 401.
+  app.post('/internal/supplier-callbacks/:vendor', (req, res) => {
+    const callback = JSON.parse(String(req.body)) as { body_base64: string; headers: Record<string, string> };
+    if (callback.headers['x-signature-sha256'] !== 'good') {
+      res.status(401).json({ error: { type: 'authentication', code: 'key_invalid', message: 'The callback signature is invalid.', link: 'http://x' } });
+      return;
+    }
+    res.json({ received: 1, stored: 1 });
+  });
   // The error object for what the idempotency records refuse (409 in progress or key reused).
   app.use(errorHandler({ baseUrl: 'https://api.example.test', logger }));
   const server: Server = await listen(app, 0, '127.0.0.1');
