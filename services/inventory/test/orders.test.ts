@@ -1,7 +1,7 @@
 import type { Esim, Order } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypesOf, eventually, headersFor, newCaller, operatorHeaders, startInventory, type Harness } from './support.ts';
+import { eventTypesOf, eventually, type Harness, headersFor, LIVE_BUNDLE, newCaller, operatorHeaders, resetSupplier, startInventory, supplierCalls } from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,8 +10,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
-afterEach(() => {
-  h.supplier.reset();
+afterEach(async () => {
+  await resetSupplier(h);
 });
 
 function luhnValid(iccid: string): boolean {
@@ -184,27 +184,27 @@ describe('POST /v1/esim with a live key', () => {
 
   it('needs a verified account', async () => {
     const caller = newCaller('live');
-    const res = await h.order(caller, { bundle: 'esim_5GB_30D_EU' });
+    const res = await h.order(caller, { bundle: 'esim_5GB_30D_US_V2' });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ type: 'permission', code: 'verification_required' });
     await h.fund(caller.accountId, { live_balance_cents: 100_000 });
-    expect((await h.order(caller, { bundle: 'esim_5GB_30D_EU' })).status).toBe(403);
+    expect((await h.order(caller, { bundle: 'esim_5GB_30D_US_V2' })).status).toBe(403);
   });
 
   it('needs the balance for the whole order', async () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 2_000 });
-    const res = await h.order(caller, { bundle: 'esim_5GB_30D_EU', quantity: 2 });
+    const res = await h.order(caller, { bundle: 'esim_5GB_30D_US_V2', quantity: 2 });
     expect(res.status).toBe(402);
     expect(res.body.error).toMatchObject({ type: 'permission', code: 'balance_insufficient' });
     expect(await balanceOf(caller.accountId)).toBe(2_000);
-    expect(h.supplier.state.requests.get('POST /v1/orders') ?? 0).toBe(0);
+    expect(supplierCalls(h, 'POST', '/orders')).toBe(0);
   });
 
   it('buys live profiles from the supplier and debits the balance', async () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 100_000 });
-    const res = await h.order(caller, { bundle: 'esim_5GB_30D_EU', quantity: 2 });
+    const res = await h.order(caller, { bundle: 'esim_5GB_30D_US_V2', quantity: 2 });
     expect(res.status).toBe(201);
     const order = res.body as Order;
     expect(order).toMatchObject({ rated: true, simulated: false, quantity: 2 });
@@ -213,7 +213,7 @@ describe('POST /v1/esim with a live key', () => {
     for (const esim of order.esims) {
       expect(esim.simulated).toBe(false);
       expect(luhnValid(esim.iccid)).toBe(true);
-      expect(h.supplier.state.profiles.has(esim.iccid)).toBe(true);
+      expect(h.supplier.control.esim(esim.iccid)).toBeDefined();
       expect(esim.activation_code).toBe(`LPA:1$${esim.smdp_address}$${esim.matching_id}`);
       expect(esim.matching_id?.startsWith('TEST-')).toBe(false);
     }
@@ -246,15 +246,14 @@ describe('POST /v1/esim with a live key', () => {
   it('answers 503 supplier_refused and charges nothing when the supplier refuses or is down', async () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 100_000 });
-    for (const fault of ['refuse', 'down'] as const) {
-      h.supplier.state.faults.orders = fault;
-      const res = await h.order(caller, { bundle: 'esim_5GB_30D_EU' });
+    // The vendor answering its own 503, then not answering at all.
+    for (const fault of [{ kind: 'status', status: 503 }, { kind: 'down' }] as const) {
+      await h.supplier.control.fault(fault);
+      const res = await h.order(caller, { bundle: LIVE_BUNDLE });
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ type: 'supplier', code: 'supplier_refused' });
+      await h.supplier.control.clearFaults();
     }
-    h.supplier.state.faults.orders = 'ok';
-    h.supplier.state.faults.prices = 'down';
-    expect((await h.order(caller, { bundle: 'esim_5GB_30D_EU' })).body.error.code).toBe('supplier_refused');
     expect(await balanceOf(caller.accountId)).toBe(100_000);
     expect((await h.get(caller, '/v1/esim')).body.data).toEqual([]);
   });
@@ -263,7 +262,7 @@ describe('POST /v1/esim with a live key', () => {
     const app = await h.withoutSupplier();
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 100_000 });
-    const res = await request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', 'idem-no-supplier-1').send({ bundle: 'esim_5GB_30D_EU' });
+    const res = await request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', 'idem-no-supplier-1').send({ bundle: LIVE_BUNDLE });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('supplier_refused');
     // The sandbox needs no supplier.
@@ -280,14 +279,14 @@ describe('POST /v1/esim with a live key', () => {
     const unit = (await h.order(newCaller('test'), { bundle: 'esim_1GB_7D_GB' })).body.price_cents as number;
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 100_000 });
     const livePrice = await (async () => {
-      const res = await h.order(caller, { bundle: 'esim_1GB_7D_GB' });
+      const res = await h.order(caller, { bundle: LIVE_BUNDLE });
       expect(res.status).toBe(201);
       return res.body.price_cents as number;
     })();
     expect(unit).toBeGreaterThan(0);
     // Room for exactly three more.
     await h.fund(caller.accountId, { live_balance_cents: livePrice * 3 });
-    const results = await Promise.all(Array.from({ length: 6 }, () => h.order(caller, { bundle: 'esim_1GB_7D_GB' })));
+    const results = await Promise.all(Array.from({ length: 6 }, () => h.order(caller, { bundle: LIVE_BUNDLE })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     expect(results.filter((r) => r.status === 402)).toHaveLength(3);
     expect(await balanceOf(caller.accountId)).toBe(0);

@@ -2,7 +2,8 @@ import { newId } from '@connectivity/platform';
 import type { Order, SupplierRelease } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, headersFor, newCaller, operatorHeaders, startInventory, type Harness } from './support.ts';
+import { finishRelease } from '../src/db/release-repository.ts';
+import { eventually, headersFor, LIVE_BUNDLE, newCaller, operatorHeaders, resetSupplier, startInventory, supplierBundleState, type Harness } from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,27 +24,30 @@ function expectError(res: request.Response, status: number, code: string, param?
 }
 
 /**
- * A release the worker abandoned, made for real: two live orders race for a balance that pays
- * for one, so the loser's profiles are queued for release, and the supplier says it cannot
- * terminate them.
+ * A release the worker gave up on, made for real: two live orders race for a balance that pays
+ * for one, so the loser's profiles are queued for release; the supplier is down while the worker
+ * tries, and the release is then abandoned as the worker abandons one the supplier says it cannot
+ * end (eSIM Go can always end a bundle, so that refusal is written as the worker writes it).
  */
 async function abandonedRelease(): Promise<SupplierRelease> {
   const caller = newCaller('live');
   await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000_000 });
-  const price = ((await h.order(caller, { bundle: 'esim_1GB_7D_GB' })).body as Order).price_cents;
+  const price = ((await h.order(caller, { bundle: LIVE_BUNDLE })).body as Order).price_cents;
   await h.fund(caller.accountId, { live_balance_cents: price });
-  h.supplier.state.faults.latencyMs = 300;
-  h.supplier.state.faults.profiles = 'unsupported';
+  await h.supplier.control.fault({ kind: 'slow', delayMs: 300 });
   try {
-    const results = await Promise.all([h.order(caller, { bundle: 'esim_1GB_7D_GB' }), h.order(caller, { bundle: 'esim_1GB_7D_GB' })]);
+    const results = await Promise.all([h.order(caller, { bundle: LIVE_BUNDLE }), h.order(caller, { bundle: LIVE_BUNDLE })]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 402]);
-    return await eventually(async () => {
-      const [release] = ((await list({ status: 'abandoned', limit: 100 })).body.data as SupplierRelease[]).filter((r) => r.account_id === caller.accountId);
-      expect(release).toBeDefined();
+    await h.supplier.control.fault({ kind: 'status', status: 503 });
+    const pending = await eventually(async () => {
+      const [release] = ((await list({ status: 'pending', limit: 100 })).body.data as SupplierRelease[]).filter((r) => r.account_id === caller.accountId);
+      expect(release?.attempts).toBeGreaterThanOrEqual(1);
       return release as SupplierRelease;
     });
+    await finishRelease(h.db.knex, pending.id, 'abandoned', Date.now(), 'the supplier cannot end these profiles');
+    return (await releaseOf(pending.id)) as SupplierRelease;
   } finally {
-    h.supplier.reset();
+    await resetSupplier(h);
   }
 }
 
@@ -55,7 +59,7 @@ describe('the operator routes over supplier releases', () => {
     expect(abandoned.last_error).toBeTruthy();
     expect(abandoned.finished_at).toEqual(expect.any(Number));
     const iccid = abandoned.iccids[0] ?? '';
-    expect(h.supplier.state.profiles.get(iccid)?.status).toBe('active');
+    expect(supplierBundleState(h, iccid)).not.toBe('revoked');
     expect(((await list({ status: 'pending', limit: 100 })).body.data as SupplierRelease[]).map((r) => r.id)).not.toContain(abandoned.id);
 
     const res = await retry(abandoned.id);
@@ -64,7 +68,7 @@ describe('the operator routes over supplier releases', () => {
     expect(res.body.next_attempt_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     await eventually(async () => {
       expect((await releaseOf(abandoned.id))?.status).toBe('released');
-      expect(h.supplier.state.profiles.get(iccid)?.status).toBe('terminated');
+      expect(supplierBundleState(h, iccid)).toBe('revoked');
     });
     // Released: nothing is left to retry.
     expectError(await retry(abandoned.id), 409, 'invalid_state_transition', 'release_id');

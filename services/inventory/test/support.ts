@@ -4,9 +4,8 @@ import {
   createContext as createCatalogueContext,
   loadConfig as loadCatalogueConfig,
   migrations as catalogueMigrations,
-  startFakeSupplier,
-  type FakeSupplier,
 } from '@connectivity/catalogue';
+import { startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { INTERNAL_HEADERS, type Environment, type Esim, type Order } from '@connectivity/contracts';
 import { closeServer, createLogger, listen, newId, runMigrations, startService, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
@@ -56,7 +55,8 @@ export interface Harness {
   app: Express;
   db: Database;
   bus: Bus;
-  supplier: FakeSupplier;
+  /** The live supplier: the eSIM Go fake (its API, its control surface). */
+  supplier: EsimGoFake;
   /** Requests catalogue has had, by path. */
   catalogueCalls: Map<string, number>;
   /** Every event published on the bus, in arrival order. */
@@ -77,12 +77,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-async function startCatalogueServer(db: Database, bus: Bus, supplier?: FakeSupplier): Promise<{ url: string; server: Server }> {
+/** A 1 GB, 7-day bundle the eSIM Go fake sells (the live bundle of these tests). */
+export const LIVE_BUNDLE = 'esim_1GB_7D_GB_V2';
+
+async function startCatalogueServer(db: Database, bus: Bus, supplier?: EsimGoFake): Promise<{ url: string; server: Server }> {
   const config = loadCatalogueConfig({
     INTERNAL_TOKEN,
     CURSOR_SECRET,
+    LOG_LEVEL: 'silent',
     SUPPLIER_RETRIES: '0',
-    ...(supplier && { SUPPLIER_URL: supplier.url, SUPPLIER_API_KEY: supplier.apiKey }),
+    SUPPLIER_TIMEOUT_MS: '3000',
+    ...(supplier && { LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: supplier.url, ESIMGO_API_KEY: supplier.apiKey }),
   });
   const server = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, config)), 0, '127.0.0.1');
   const address = server.address();
@@ -107,10 +112,10 @@ const inventoryConfig = (catalogueUrl: string) =>
 /**
  * inventory as the gateway sees it, on a fresh database and bus (PostgreSQL + NATS when
  * DATABASE_URL and NATS_URL are set, else PGlite + the in-process bus), with catalogue
- * listening on a loopback port and the fake wholesale supplier behind it.
+ * listening on a loopback port and the eSIM Go fake as its live supplier.
  */
 export async function startInventory(): Promise<Harness> {
-  const supplier = await startFakeSupplier();
+  const supplier = await startEsimGoFake();
   const db = await createTestDatabase();
   await runMigrations(db.knex, catalogueMigrations);
   await runMigrations(db.knex, migrations);
@@ -181,8 +186,8 @@ export async function startInventory(): Promise<Harness> {
   };
 }
 
-/** Buys one test eSIM and returns it. */
-export async function buyEsim(h: Harness, caller: Caller, bundle = 'esim_5GB_30D_EU'): Promise<Esim> {
+/** Buys one eSIM (a sandbox one for a test caller, one from the eSIM Go fake for a live caller) and returns it. */
+export async function buyEsim(h: Harness, caller: Caller, bundle = caller.environment === 'live' ? LIVE_BUNDLE : 'esim_5GB_30D_EU'): Promise<Esim> {
   const res = await h.order(caller, { bundle });
   expect(res.status).toBe(201);
   const [esim] = (res.body as Order).esims;
@@ -199,3 +204,21 @@ export async function eventTypesOf(h: Harness, esimId: string, count: number): P
   });
 }
 
+/** The state of the bundle on a profile at the eSIM Go fake (`active`, `revoked`, …); undefined if it has none. */
+export function supplierBundleState(h: Harness, iccid: string): string | undefined {
+  const esim = h.supplier.control.esim(iccid) as { bundles?: { assignments?: { bundleState?: string }[] }[] } | undefined;
+  return esim?.bundles?.[0]?.assignments?.[0]?.bundleState;
+}
+
+/** Calls the eSIM Go fake has had with `method` on a path containing `fragment` (e.g. `DELETE`, `/bundles/`). */
+export function supplierCalls(h: Harness, method: string, fragment: string): number {
+  return Object.entries(h.supplier.control.counters().calls)
+    .filter(([key]) => key.startsWith(`${method} `) && key.includes(fragment))
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+/** Clears the fake's faults and what it counted (what it sold stays). */
+export async function resetSupplier(h: Harness): Promise<void> {
+  await h.supplier.control.clearFaults();
+  await h.supplier.control.resetObservations();
+}

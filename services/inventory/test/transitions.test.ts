@@ -3,7 +3,7 @@ import { NO_CLAIM } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { updateEsim } from '../src/use-cases/update-esim.ts';
-import { buyEsim, eventTypesOf, eventually, headersFor, newCaller, startInventory, type Caller, type Harness } from './support.ts';
+import { buyEsim, type Caller, eventTypesOf, eventually, type Harness, headersFor, newCaller, resetSupplier, startInventory, supplierBundleState } from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,8 +12,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
-afterEach(() => {
-  h.supplier.reset();
+afterEach(async () => {
+  await resetSupplier(h);
 });
 
 const EVENT_OF: Record<EsimState, string> = {
@@ -140,23 +140,14 @@ describe('PATCH /v1/esim/{id} with a live key', () => {
     expect((await h.patch(caller, esim.id, 'suspended')).status).toBe(409);
   });
 
-  it('suspends and resumes at the supplier, then cancels', async () => {
+  it('cancels at the supplier after the device moved it (a supplier report), with each event once', async () => {
     const esim = await liveEsim(caller);
-    // The network activates a live eSIM; usage stands in for it here.
+    // The network activates a live eSIM; usage stands in for the supplier's report here.
     expect((await h.usage(caller, esim.id, 1_000)).body.state).toBe('active');
-
-    const suspended = await h.patch(caller, esim.id, 'suspended');
-    expect(suspended.status).toBe(200);
-    expect(suspended.body.state).toBe('suspended');
-    expect(h.supplier.state.profiles.get(esim.iccid)?.status).toBe('suspended');
-
-    const resumed = await h.patch(caller, esim.id, 'active');
-    expect(resumed.status).toBe(200);
-    expect(h.supplier.state.profiles.get(esim.iccid)?.status).toBe('active');
-
     expect((await h.patch(caller, esim.id, 'expired')).body.state).toBe('expired');
-    const types = await eventTypesOf(h, esim.id, 6);
-    expect(types).toEqual(['esim.released', 'esim.installed', 'esim.activated', 'esim.suspended', 'esim.activated', 'esim.expired']);
+    expect(supplierBundleState(h, esim.iccid)).toBe('revoked');
+    const types = await eventTypesOf(h, esim.id, 4);
+    expect(types).toEqual(['esim.released', 'esim.installed', 'esim.activated', 'esim.expired']);
     for (const event of h.eventsOf(esim.id)) expect(event.environment).toBe('live');
   });
 
@@ -166,18 +157,13 @@ describe('PATCH /v1/esim/{id} with a live key', () => {
     expect((await h.patch(caller, esim.id, 'active')).status).toBe(409);
   });
 
-  it('answers capability_not_orderable when the supplier cannot suspend, and changes nothing', async () => {
+  it('answers capability_not_orderable where the vendor cannot suspend or resume (eSIM Go v2.4), and changes nothing', async () => {
     const esim = await liveEsim(caller);
     await h.usage(caller, esim.id, 1);
-    h.supplier.state.faults.profiles = 'unsupported';
     const res = await h.patch(caller, esim.id, 'suspended');
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ type: 'capability', code: 'capability_not_orderable' });
     expect((await h.get(caller, `/v1/esim/${esim.id}`)).body.state).toBe('active');
-    h.supplier.state.faults.profiles = 'down';
-    const down = await h.patch(caller, esim.id, 'suspended');
-    expect(down.status).toBe(503);
-    expect(down.body.error.code).toBe('supplier_unavailable');
   });
 });
 
