@@ -1,5 +1,5 @@
 import { contract, internalAccountsContract, internalContract, internalInventoryCallbacksContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, tsRestOptions } from '@connectivity/platform';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, systemRouteOptions, tsRestOptions } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
@@ -28,8 +28,8 @@ export function createApp(context: InventoryContext): Express {
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(internalInventoryReleasesContract, internalReleasesRouter({ knex, cursors }), app, operatorRouteOptions);
-      // For no account, as the operator's routes: the internal token alone, never a caller's call.
-      createExpressEndpoints(internalInventoryCallbacksContract, internalSupplierCallbacksRouter({ knex, catalogue }), app, operatorRouteOptions);
+      // For no account: the internal token alone, never a call made for an API key.
+      createExpressEndpoints(internalInventoryCallbacksContract, internalSupplierCallbacksRouter({ knex, catalogue }), app, systemRouteOptions);
     },
   });
 }
