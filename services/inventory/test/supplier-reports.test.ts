@@ -4,7 +4,7 @@ import { createLogger, newId } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esimInsertion } from '../src/db/esim-repository.ts';
 import { orderInsertion } from '../src/db/order-repository.ts';
-import { storeReports } from '../src/db/supplier-report-repository.ts';
+import { claimEsimsToCheck, storeReports } from '../src/db/supplier-report-repository.ts';
 import type { EsimRecord } from '../src/domain/esim.ts';
 import { applySupplierReport } from '../src/use-cases/apply-supplier-report.ts';
 import { startSupplierReportWorker } from '../src/workers/supplier-report-worker.ts';
@@ -186,5 +186,22 @@ describe('a supplier report', () => {
       expect(events).toContain('esim.usage.threshold:100');
       expect(events.at(-1)).toBe('esim.expired');
     }
+  });
+});
+
+describe('reconciliation claims', () => {
+  it('from two instances at once never take the same eSIM, and an eSIM checked this interval waits its turn', async () => {
+    const esims = await Promise.all(Array.from({ length: 8 }, () => seedLiveEsim()));
+    const ids = new Set(esims.map((esim) => esim.id));
+    const now = Date.now();
+    const claims = await Promise.all([1, 2].map(() => claimEsimsToCheck(h.db.knex, now, now - 60_000, 1_000)));
+    const taken = claims.flat().filter((esim) => ids.has(esim.id));
+    // Each of ours once, whichever instance took it.
+    expect(taken.map((esim) => esim.id).sort()).toEqual([...ids].sort());
+    const again = await claimEsimsToCheck(h.db.knex, now + 1_000, now + 1_000 - 60_000, 1_000);
+    expect(again.filter((esim) => ids.has(esim.id))).toEqual([]);
+    // Least recently checked first: the next round takes them again, oldest check first.
+    const later = await claimEsimsToCheck(h.db.knex, now + 120_000, now + 60_000, 1_000);
+    expect(later.filter((esim) => ids.has(esim.id))).toHaveLength(8);
   });
 });
