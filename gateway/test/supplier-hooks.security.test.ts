@@ -59,6 +59,12 @@ describe('POST /hooks/<vendor>', () => {
     expect(forwarded().at(-1)?.url).toBe('/internal/supplier-callbacks/airalo');
   });
 
+  it('answers the HEAD a vendor sends to check the URL when it is registered, passing nothing on', async () => {
+    const before = forwarded().length;
+    expect((await request(h.app).head('/hooks/airalo').set(nextSource())).status).toBe(200);
+    expect(forwarded().length).toBe(before);
+  });
+
   it("a signature inventory refuses is 401 in the API's error object", async () => {
     expectError(await request(h.app).post('/hooks/airalo').set(nextSource()).set('X-Signature-SHA256', 'forged').send('{}'), 401, 'key_invalid');
   });

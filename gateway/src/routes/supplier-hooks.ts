@@ -38,6 +38,14 @@ export function supplierHookRoutes(deps: SupplierHookDeps): Router {
     const receipt = await deps.passCallback(vendor, { body_base64: body.toString('base64'), headers: headersOf(req) });
     res.status(200).json(receipt);
   };
-  for (const vendor of SUPPLIER_VENDORS) router.post(`/hooks/${vendor}`, receive(vendor));
+  // Airalo checks a webhook URL with a HEAD when it is registered: the hook answers it, empty.
+  const check = async (req: Request, res: Response) => {
+    await applyAddressLimit(deps, req, res, 'hooks', deps.perMinute);
+    res.status(200).end();
+  };
+  for (const vendor of SUPPLIER_VENDORS) {
+    router.post(`/hooks/${vendor}`, receive(vendor));
+    router.head(`/hooks/${vendor}`, check);
+  }
   return router;
 }
