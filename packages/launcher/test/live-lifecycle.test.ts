@@ -1,9 +1,11 @@
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { hookUrl, liveSupplierEnv, optInAiraloWebhook } from '../src/fake-supplier.ts';
 import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
+import { operatorOf, type Operator } from './support/operator.ts';
 
 /**
  * The live life cycle end to end, for each vendor against its fake, through the public gateway:
@@ -26,35 +28,22 @@ describe.each(['airalo', 'esim-go'] as const)('the live life cycle from %s, thro
   let stack: LocalStack;
   let fake: AiraloFake | EsimGoFake;
   let dataDir = '';
-  let admin = { url: '', token: '' };
-
-  const operator = async (method: string, pathname: string, body?: unknown) => {
-    const response = await fetch(`${admin.url}${pathname}`, {
-      method,
-      headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  let operator: Operator;
 
   beforeAll(async () => {
     fake = vendor === 'airalo' ? await startAiraloFake({ checkWebhookOnOptIn: false }) : await startEsimGoFake();
-    const supplierEnv =
-      'credentials' in fake
-        ? { LIVE_SUPPLIER: 'airalo', AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: fake.credentials.clientId, AIRALO_CLIENT_SECRET: fake.credentials.clientSecret }
-        : { LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey };
     dataDir = await mkdtemp(path.join(tmpdir(), 'live-lifecycle-'));
     stack = await startLocalStack({
       DATA_DIR: dataDir,
-      ...supplierEnv,
+      ...liveSupplierEnv(fake),
       DELIVERY_POLL_INTERVAL_MS: '50',
       SUPPLIER_REPORTS_POLL_INTERVAL_MS: '200',
       SUPPLIER_RECONCILE_INTERVAL_MS: '500',
     });
-    const hook = `${stack.composition.gatewayUrl}/hooks/${vendor}`;
-    if ('credentials' in fake) await optInAiralo(fake, hook);
+    const hook = hookUrl(stack.composition.gatewayUrl, vendor);
+    if ('credentials' in fake) await optInAiraloWebhook(fake, hook);
     else fake.control.setCallbackUrl(hook);
-    admin = JSON.parse(await readFile(path.join(dataDir, 'admin.json'), 'utf8')) as typeof admin;
+    operator = await operatorOf(dataDir);
 
   }, 180_000);
 
@@ -68,11 +57,9 @@ describe.each(['airalo', 'esim-go'] as const)('the live life cycle from %s, thro
     test(callbacks ? 'with callbacks' : 'with callbacks dropped: reconciliation alone', async () => {
       await fake.control.resetObservations();
       fake.control.setCallbacks(callbacks);
-      const created = await operator('POST', '/admin/accounts', { name: `Live ${vendor}` });
-      expect(created.status).toBe(201);
-      const accountId = created.body.id as string;
-      const live = (created.body.keys as { live: { secret: string } }).live.secret;
-      expect((await operator('PATCH', `/admin/accounts/${accountId}`, { verified: true, live_balance_cents: 1_000_000 })).status).toBe(200);
+      const account = await operator.createAccount(`Live ${vendor}`);
+      await operator.setAccount(account.id, { verified: true, live_balance_cents: 1_000_000 });
+      const live = account.live;
       const api = (method: string, pathname: string, body?: unknown) => stack.call(live, method, pathname, body);
 
       const order = await api('POST', '/v1/esim', { bundle: BUNDLES[vendor], quantity: 3 });
@@ -126,20 +113,3 @@ describe.each(['airalo', 'esim-go'] as const)('the live life cycle from %s, thro
     }, 120_000);
   }
 });
-
-/** Airalo's webhook URL is an opt-in made once through its API, as an operator would. */
-async function optInAiralo(fake: AiraloFake, hook: string): Promise<void> {
-  const { clientId, clientSecret } = fake.credentials;
-  const token = await fetch(`${fake.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret, grant_type: 'client_credentials' }).toString(),
-  });
-  const { data } = (await token.json()) as { data: { access_token: string } };
-  const optIn = await fetch(`${fake.url}/notifications/opt-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${data.access_token}` },
-    body: JSON.stringify({ type: 'webhook_low_data', webhook_url: hook }),
-  });
-  if (!optIn.ok) throw new Error(`the Airalo fake refused the webhook opt-in (${optIn.status})`);
-}
