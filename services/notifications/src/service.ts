@@ -1,16 +1,18 @@
-import { IDEMPOTENCY_TABLE, errorMessage, idempotencyStore, startIdempotencyPurge, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
-import { createApp, type AppDeps } from './app.ts';
+import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
+import { createApp } from './app.ts';
+import { systemResolveHost, type ResolveHost } from './clients/public-host.ts';
 import { loadConfig, type Config } from './config.ts';
-import { migrations, SCHEMA } from './db/migrations/index.ts';
-import { startDeliveryWorker } from './delivery/delivery-worker.ts';
-import { systemResolveHost, type ResolveHost } from './delivery/public-host.ts';
-import { startEventConsumer } from './events/event-consumer.ts';
-import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
-import { listenForStreamGrowth } from './stream/stream-notices.ts';
-import { prepareSealedSecrets } from './secrets/prepare-sealed-secrets.ts';
-import { StreamHubs } from './stream/stream-hub.ts';
-import { StreamLeases } from './stream/stream-leases.ts';
+import { startEventConsumer } from './consumers/event-consumer.ts';
+import { startStreamNoticeListener } from './consumers/stream-notices.ts';
+import { migrations } from './db/migrations/index.ts';
+import { SCHEMA } from './db/schema.ts';
+import { StreamLeases } from './db/stream-leases.ts';
+import { createSecretBox, type SecretBox } from './domain/secret-box.ts';
+import { prepareSealedSecrets } from './use-cases/prepare-sealed-secrets.ts';
+import { startDeliveryWorker } from './workers/delivery-worker.ts';
 import { startReplayWorker } from './workers/replay-worker.ts';
+import { startRetention } from './workers/retention.ts';
+import { StreamHubs } from './workers/stream-hub.ts';
 import { startStreamLeaseRenewal } from './workers/stream-lease-renewal.ts';
 
 /** Test hooks beyond the runtime: a DNS stand-in. */
@@ -18,31 +20,40 @@ export interface NotificationsOptions {
   resolveHost?: ResolveHost;
 }
 
-export interface NotificationsContext extends AppDeps {
+/** What notifications' app, consumers and workers share. */
+export interface NotificationsContext extends ServiceRuntime {
+  config: Config;
+  /** DNS for the address policy's checks; the system resolver unless a test plays DNS. */
   resolveHost: ResolveHost;
+  /** Seals and opens the endpoints' signing secrets (and the idempotent answers that show one). */
   secrets: SecretBox;
+  /** This instance's stream hubs and stream leases (the 'event streams' worker renews the leases and stops the hubs). */
+  streams: { hubs: StreamHubs; leases: StreamLeases };
+}
+
+/** The context, built once at start: the secrets are checked (and re-sealed) before anything serves. */
+async function createContext(runtime: ServiceRuntime, config: Config, options: NotificationsOptions): Promise<NotificationsContext> {
+  const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_PREVIOUS);
+  await prepareSealedSecrets(runtime.db.knex, secrets, runtime.logger);
+  const streams = {
+    hubs: new StreamHubs(runtime.db.knex, { safetyPollMs: config.STREAM_POLL_INTERVAL_MS, logger: runtime.logger }),
+    leases: new StreamLeases(runtime.db.knex, { maxPerKey: config.STREAM_MAX_PER_KEY, ttlMs: config.STREAM_LEASE_MS, logger: runtime.logger }),
+  };
+  return { ...runtime, config, resolveHost: options.resolveHost ?? systemResolveHost, secrets, streams };
 }
 
 /**
  * notifications: the HTTP app; the durable event consumer and the stream notices it hears; the
- * delivery worker, the replay worker, the open streams' leases and the idempotency purge. Stopping ends the consumers first (nothing new is
- * queued), then lets the worker record the attempts under way; pending work stays in the
- * database for the next instance.
+ * delivery worker, the retention, the replay worker, the open streams' leases and the
+ * idempotency purge. Stopping ends the consumers first (nothing new is queued), then lets the
+ * workers record the attempts under way; pending work stays in the database for the next instance.
  */
 export function createNotificationsService(options: NotificationsOptions = {}): ServiceDefinition<Config, NotificationsContext> {
   return {
     name: 'notifications',
     migrations,
     loadConfig,
-    async context(runtime: ServiceRuntime, config: Config) {
-      const secrets = createSecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_PREVIOUS);
-      await prepareSealedSecrets(runtime.db.knex, secrets, runtime.logger);
-      const streams = {
-        hubs: new StreamHubs(runtime.db.knex, { safetyPollMs: config.STREAM_POLL_INTERVAL_MS, logger: runtime.logger }),
-        leases: new StreamLeases(runtime.db.knex, { maxPerKey: config.STREAM_MAX_PER_KEY, ttlMs: config.STREAM_LEASE_MS, logger: runtime.logger }),
-      };
-      return { ...runtime, config, resolveHost: options.resolveHost ?? systemResolveHost, secrets, streams };
-    },
+    context: (runtime, config) => createContext(runtime, config, options),
     app: createApp,
     workers: [
       {
@@ -64,12 +75,12 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             resolveHost,
             allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
             secrets,
-            retention: {
-              keepMs: config.EVENT_RETENTION_MS,
-              intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
-              batchSize: config.RETENTION_BATCH_SIZE,
-            },
           }),
+      },
+      {
+        name: 'event retention',
+        start: ({ db, logger, config }) =>
+          startRetention({ knex: db.knex, logger, keepMs: config.EVENT_RETENTION_MS, intervalMs: config.RETENTION_SWEEP_INTERVAL_MS, batchSize: config.RETENTION_BATCH_SIZE }),
       },
       {
         name: 'event replays',
@@ -101,12 +112,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
       },
       {
         name: 'stream notices',
-        // Without them the streams still see every event, at their safety poll.
-        start: ({ bus, logger }) =>
-          listenForStreamGrowth(bus).catch((error: unknown) => {
-            logger.error({ err: errorMessage(error) }, 'listening for stream notices failed; streams poll');
-            return { stop: () => Promise.resolve() };
-          }),
+        start: ({ bus, logger }) => startStreamNoticeListener({ bus, logger }),
       },
     ],
   };

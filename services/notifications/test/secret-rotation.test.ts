@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { createSecretBox, keyIdOf, keyIdOfSealed } from '../src/secrets/secret-box.ts';
+import { createSecretBox, keyIdOf, keyIdOfSealed } from '../src/domain/secret-box.ts';
 import { esim } from './support/fixtures.ts';
 import { Harness, caller, eventually, newAccount, type Caller } from './support/harness.ts';
 import { Receiver } from './support/receiver.ts';

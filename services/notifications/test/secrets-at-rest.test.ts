@@ -6,8 +6,8 @@ import { ConfigError, runMigrations, type Database } from '@connectivity/platfor
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import * as init from '../src/db/migrations/0001_init.ts';
-import { SCHEMA } from '../src/db/migrations/index.ts';
-import { createSecretBox } from '../src/secrets/secret-box.ts';
+import { SCHEMA } from '../src/db/schema.ts';
+import { createSecretBox } from '../src/domain/secret-box.ts';
 import { esim } from './support/fixtures.ts';
 import { Harness, caller, eventually, newAccount } from './support/harness.ts';
 import { Receiver } from './support/receiver.ts';

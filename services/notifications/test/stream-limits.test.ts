@@ -1,8 +1,8 @@
 import type { StartedService } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamItem } from '../src/db/stream-repository.ts';
-import { StreamHubs } from '../src/stream/stream-hub.ts';
-import { subscribeStream } from '../src/stream/stream-subscription.ts';
+import { StreamHubs } from '../src/workers/stream-hub.ts';
+import { subscribeStream } from '../src/use-cases/subscribe-stream.ts';
 import { esim } from './support/fixtures.ts';
 import { Harness, caller, eventually, gatewayHeaders, newAccount, type Caller } from './support/harness.ts';
 import { listenOn, openStream, type OpenedStream } from './support/sse-client.ts';

@@ -1,7 +1,7 @@
 import { createLogger, onWork, type Bus } from '@connectivity/platform';
 import { createTestBus } from '@connectivity/platform/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { STREAM_NOTICE_SUBJECT, announceStreamGrowth, flushStreamNotices } from '../src/stream/stream-notices.ts';
+import { STREAM_NOTICE_SUBJECT, announceStreamGrowth, flushStreamNotices } from '../src/consumers/stream-notices.ts';
 
 const logger = createLogger({ name: 'stream-notices-test', level: 'silent' });
 let bus: Bus;

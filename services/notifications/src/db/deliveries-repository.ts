@@ -1,15 +1,17 @@
 import type { ApiEvent as Event, Environment, EventType, WebhookAttemptError } from '@connectivity/contracts';
 import { claimDue as claimDueRows, signalAfterCommit } from '@connectivity/platform';
 import type { Knex } from 'knex';
+import type { AttemptView } from '../domain/attempt.ts';
 
 /** The work signal of deliveries: raised after a commit that queued some. */
 export const DELIVERIES_SIGNAL = 'notifications:deliveries';
 
 /**
  * Delivery work lives here, not in process memory: a `pending` row is due at `next_attempt_at`.
- * A worker claims due rows with FOR UPDATE SKIP LOCKED and pushes `next_attempt_at` past the
- * lease, so no other instance takes the same attempt; a worker that dies mid-attempt simply
- * lets the lease run out and the row becomes due again.
+ * A worker claims due rows with the platform's `claimDue` (rows another worker holds are
+ * skipped) and pushes `next_attempt_at` past the lease, so no other instance takes the same
+ * attempt; a worker that dies mid-attempt simply lets the lease run out and the row becomes due
+ * again.
  */
 
 // Endpoints an event goes to: same account and environment, live (not deleted or disabled), subscribed to its type.
@@ -186,20 +188,6 @@ export async function recordAttempt(
       .update({ status: 'cancelled', claim_token: null, updated_at: at });
     return record.disableReason === undefined ? 'failing' : 'gone';
   });
-}
-
-export interface AttemptView {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: EventType;
-  attempt: number;
-  status: 'succeeded' | 'failed';
-  statusCode: number | null;
-  error: WebhookAttemptError | null;
-  durationMs: number;
-  nextRetryAt: Date | null;
-  createdAt: Date;
 }
 
 interface AttemptRow {

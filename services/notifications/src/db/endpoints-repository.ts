@@ -1,20 +1,8 @@
 import type { Environment } from '@connectivity/contracts';
 import type { Knex } from 'knex';
+import type { EndpointRecord } from '../domain/endpoint.ts';
 
 const TABLE = 'notifications.endpoints';
-
-export interface EndpointRecord {
-  id: string;
-  accountId: string;
-  environment: Environment;
-  url: string;
-  description: string | null;
-  enabledEvents: string[];
-  disabled: boolean;
-  disabledReason: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
 
 interface EndpointRow {
   id: string;

@@ -1,29 +1,24 @@
 import type { Knex } from 'knex';
 
 /**
- * Deletes up to `limit` events created before `before` (Unix seconds), with their deliveries and
- * the attempts of those, in one transaction. An event with a delivery still pending is kept
- * until that delivery ends, so pruning never cuts a retry schedule or a replay short. Rows
- * another instance is pruning are skipped, not waited for. Returns how many events went.
+ * The events created before `before` (Unix seconds), oldest first, as a query for a sweep
+ * (`sweepDue` adds the limit and the lock). An event with a delivery still pending is kept
+ * until that delivery ends, so pruning never cuts a retry schedule or a replay short.
  */
-export async function pruneEvents(knex: Knex, before: number, limit: number): Promise<number> {
-  return knex.transaction(async (trx) => {
-    const doomed = await trx.raw<{ rows: { id: string }[] }>(
-      `select ev.id from notifications.events ev
-       where ev.created_at < ?
-         and not exists (select 1 from notifications.deliveries d where d.event_id = ev.id and d.status = 'pending')
-       order by ev.created_at
-       limit ?
-       for update skip locked`,
-      [before, limit],
-    );
-    const ids = doomed.rows.map((row) => row.id);
-    if (ids.length === 0) return 0;
-    const deliveries = trx('notifications.deliveries').select('id').whereIn('event_id', ids);
-    await trx('notifications.attempts').whereIn('delivery_id', deliveries).delete();
-    await trx('notifications.deliveries').whereIn('event_id', ids).delete();
-    await trx('notifications.stream_entries').whereIn('event_id', ids).delete();
-    await trx('notifications.events').whereIn('id', ids).delete();
-    return ids.length;
-  });
+export function eventsPastRetention(trx: Knex.Transaction, before: number): Knex.QueryBuilder {
+  return trx('notifications.events as ev')
+    .select('ev.id')
+    .where('ev.created_at', '<', before)
+    .whereNotExists(trx('notifications.deliveries as d').select(trx.raw('1')).whereRaw('d.event_id = ev.id').andWhere('d.status', 'pending'))
+    .orderBy('ev.created_at');
+}
+
+/** Deletes the events `ids`, with their deliveries, the attempts of those, and their stream entries. */
+export async function deleteEvents(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const deliveries = trx('notifications.deliveries').select('id').whereIn('event_id', ids);
+  await trx('notifications.attempts').whereIn('delivery_id', deliveries).delete();
+  await trx('notifications.deliveries').whereIn('event_id', ids).delete();
+  await trx('notifications.stream_entries').whereIn('event_id', ids).delete();
+  await trx('notifications.events').whereIn('id', ids).delete();
 }

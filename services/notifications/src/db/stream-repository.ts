@@ -1,8 +1,9 @@
 import type { ApiEvent as Event, Environment } from '@connectivity/contracts';
 import type { Knex } from 'knex';
+import { STREAMED_ENVIRONMENT } from '../domain/event-stream.ts';
 
-/** Only the sandbox has a stream (DECISIONS.md "Beyond the specification"): live events get no entries. */
-export const STREAMED_ENVIRONMENT: Environment = 'test';
+/** The work signal raised whenever the scope's stream may have grown (its hub wakes on it). */
+export const streamGrowthSignal = (scope: { accountId: string; environment: string }) => `event-stream:${scope.environment}:${scope.accountId}`;
 
 export interface StreamScope {
   accountId: string;

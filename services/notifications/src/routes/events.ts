@@ -1,38 +1,57 @@
-import { eventRoutes } from '@connectivity/contracts';
-import { getIdentity, toPage, tsRestOptions, type CursorCodec } from '@connectivity/platform';
-import { initServer, createExpressEndpoints } from '@ts-rest/express';
-import type { Express } from 'express';
-import { z } from 'zod';
-import { listEvents } from '../db/events-repository.ts';
+import { contract } from '@connectivity/contracts';
+import { claimOf, endOnDrain, getCaller, isDraining, type CursorCodec } from '@connectivity/platform';
+import { initServer } from '@ts-rest/express';
+import type { NextFunction, Request, Response } from 'express';
+import { assertStreamed } from '../domain/event-stream.ts';
+import { listEvents } from '../use-cases/list-events.ts';
+import { openEventStream, type EventStreamDeps } from '../use-cases/open-event-stream.ts';
 import { replayEvents, type ReplayDeps } from '../use-cases/replay-events.ts';
 
-const positionSchema = z.object({ t: z.number().int(), i: z.string() });
+const s = initServer();
 
-export interface EventRouteDeps extends ReplayDeps {
-  cursors: CursorCodec;
+export type EventRoutesDeps = ReplayDeps & EventStreamDeps & { cursors: CursorCodec };
+
+/**
+ * Before ts-rest checks the stream's input: a live caller is refused whatever it sent, and an
+ * empty `Last-Event-ID` (EventSource sends one before it has seen an id) means none.
+ */
+function streamPreconditions(req: Request, res: Response, next: NextFunction): void {
+  try {
+    assertStreamed(getCaller(res).environment);
+    if (req.headers['last-event-id'] === '') delete req.headers['last-event-id'];
+    next();
+  } catch (error) {
+    next(error);
+  }
 }
 
-// The stream is served by its own express route (routes/event-stream.ts): ts-rest answers once.
-const { streamEvents: _stream, ...jsonRoutes } = eventRoutes;
-
-/** GET /v1/events and POST /v1/events/replay. */
-export function mountEventRoutes(app: Express, deps: EventRouteDeps): void {
-  const s = initServer();
-  const router = s.router(jsonRoutes, {
-    listEvents: async ({ query, res }) => {
-      const identity = getIdentity(res);
-      const scope = { accountId: identity.accountId, environment: identity.environment };
-      const binding = { list: 'events', account: scope.accountId, environment: scope.environment };
-      const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, positionSchema);
-      const events = await listEvents(deps.db.knex, scope, after && { timeMs: after.t, id: after.i }, query.limit + 1);
-      return {
-        status: 200,
-        body: toPage(events, query.limit, (last) => deps.cursors.encode({ t: Date.parse(last.time), i: last.id }, binding)),
-      };
-    },
-    replayEvents: async ({ body, res }) => {
-      return { status: 200, body: await replayEvents(deps, getIdentity(res), body ?? {}) };
+/** The event log: list, replay, and the test environment's live stream (Server-Sent Events). */
+export function eventRouter(deps: EventRoutesDeps) {
+  return s.router(contract.events, {
+    listEvents: async ({ query, res }) => ({ status: 200, body: await listEvents(deps.db, deps.cursors, getCaller(res), query) }),
+    replayEvents: async ({ body, res }) => ({ status: 200, body: await replayEvents(deps, getCaller(res), body ?? {}, claimOf(res)) }),
+    streamEvents: {
+      middleware: [streamPreconditions],
+      handler: async ({ query, headers, res }) => {
+        const header = headers['last-event-id'];
+        const resumeFrom = header ?? query.last_event_id;
+        const stream = await openEventStream(deps, getCaller(res), {
+          types: query.types,
+          lastEventId: resumeFrom === undefined ? undefined : { id: resumeFrom, from: header === undefined ? 'query' : 'header' },
+        });
+        // ts-rest pipes a stream body as it comes and sets no type of its own: the stream's headers stand.
+        res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+        res.setHeader('cache-control', 'no-store');
+        // Proxies that buffer (nginx) must pass each frame on at once.
+        res.setHeader('x-accel-buffering', 'no');
+        // The client may have left while the start was looked up: nothing to serve, nothing to leak.
+        if (res.destroyed) stream.destroy();
+        else res.once('close', () => stream.destroy());
+        endOnDrain(res, () => stream.endStream());
+        // Opened on an instance that is stopping: ended at once, so the client reconnects elsewhere.
+        if (isDraining()) stream.endStream();
+        return { status: 200, body: stream as never };
+      },
     },
   });
-  createExpressEndpoints(jsonRoutes, router, app, tsRestOptions);
 }

@@ -1,63 +1,33 @@
-import { webhookRoutes } from '@connectivity/contracts';
-import { getIdentity, toPage, tsRestOptions, type CursorCodec } from '@connectivity/platform';
-import { initServer, createExpressEndpoints } from '@ts-rest/express';
-import type { Express } from 'express';
-import { z } from 'zod';
-import { listAttempts } from '../db/deliveries-repository.ts';
-import { listEndpoints } from '../db/endpoints-repository.ts';
-import {
-  changeEndpoint,
-  createEndpoint,
-  NO_STORE,
-  getOwnEndpoint,
-  removeEndpoint,
-  type CreateEndpointDeps,
-} from '../use-cases/webhook-endpoints.ts';
-import { presentAttempt, presentEndpoint } from './present.ts';
+import { contract } from '@connectivity/contracts';
+import { claimOf, getCaller, type CursorCodec } from '@connectivity/platform';
+import { initServer } from '@ts-rest/express';
+import { NO_STORE } from '../domain/endpoint.ts';
+import { createWebhook, type CreateWebhookDeps } from '../use-cases/create-webhook.ts';
+import { deleteWebhook } from '../use-cases/delete-webhook.ts';
+import { getWebhook } from '../use-cases/get-webhook.ts';
+import { listWebhookDeliveries } from '../use-cases/list-webhook-deliveries.ts';
+import { listWebhooks } from '../use-cases/list-webhooks.ts';
+import { updateWebhook } from '../use-cases/update-webhook.ts';
 
-const idPosition = z.object({ i: z.string() });
+const s = initServer();
 
-export interface WebhookRouteDeps extends CreateEndpointDeps {
-  cursors: CursorCodec;
-}
+export type WebhookRoutesDeps = CreateWebhookDeps & { cursors: CursorCodec };
 
 /** The /v1/webhooks noun of DECISIONS.md. */
-export function mountWebhookRoutes(app: Express, deps: WebhookRouteDeps): void {
-  const s = initServer();
-  const router = s.router(webhookRoutes, {
+export function webhookRouter(deps: WebhookRoutesDeps) {
+  return s.router(contract.webhooks, {
     createWebhook: async ({ body, res }) => {
-      const created = await createEndpoint(deps, getIdentity(res), body);
+      const created = await createWebhook(deps, getCaller(res), body, claimOf(res));
       for (const [name, value] of Object.entries(NO_STORE)) res.setHeader(name, value);
       return { status: 201, body: created };
     },
-    listWebhooks: async ({ query, res }) => {
-      const identity = getIdentity(res);
-      const scope = { accountId: identity.accountId, environment: identity.environment };
-      const binding = { list: 'webhooks', account: scope.accountId, environment: scope.environment };
-      const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, idPosition).i;
-      const endpoints = await listEndpoints(deps.db.knex, scope, after, query.limit + 1);
-      return {
-        status: 200,
-        body: toPage(endpoints.map(presentEndpoint), query.limit, (last) => deps.cursors.encode({ i: last.id }, binding)),
-      };
-    },
-    getWebhook: async ({ params, res }) => {
-      const endpoint = await getOwnEndpoint(deps, getIdentity(res), params.id);
-      return { status: 200, body: presentEndpoint(endpoint) };
-    },
-    updateWebhook: async ({ params, body, res }) => ({ status: 200, body: await changeEndpoint(deps, getIdentity(res), params.id, body) }),
-    deleteWebhook: async ({ params, res }) => ({ status: 200, body: await removeEndpoint(deps, getIdentity(res), params.id) }),
-    listWebhookDeliveries: async ({ params, query, res }) => {
-      const identity = getIdentity(res);
-      const endpoint = await getOwnEndpoint(deps, identity, params.id);
-      const binding = { list: 'webhook_deliveries', account: identity.accountId, environment: identity.environment, endpoint: endpoint.id };
-      const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, idPosition).i;
-      const attempts = await listAttempts(deps.db.knex, endpoint.id, after, query.limit + 1);
-      return {
-        status: 200,
-        body: toPage(attempts.map(presentAttempt), query.limit, (last) => deps.cursors.encode({ i: last.id }, binding)),
-      };
-    },
+    listWebhooks: async ({ query, res }) => ({ status: 200, body: await listWebhooks(deps.db, deps.cursors, getCaller(res), query) }),
+    getWebhook: async ({ params, res }) => ({ status: 200, body: await getWebhook(deps.db, getCaller(res), params.id) }),
+    updateWebhook: async ({ params, body, res }) => ({ status: 200, body: await updateWebhook(deps, getCaller(res), params.id, body, claimOf(res)) }),
+    deleteWebhook: async ({ params, res }) => ({ status: 200, body: await deleteWebhook(deps.db, getCaller(res), params.id, claimOf(res)) }),
+    listWebhookDeliveries: async ({ params, query, res }) => ({
+      status: 200,
+      body: await listWebhookDeliveries(deps.db, deps.cursors, getCaller(res), params.id, query),
+    }),
   });
-  createExpressEndpoints(webhookRoutes, router, app, tsRestOptions);
 }

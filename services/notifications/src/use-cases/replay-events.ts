@@ -1,12 +1,12 @@
 import { ApiError, type ReplayResult } from '@connectivity/contracts';
-import { answerInTransaction, signalAfterCommit, type Bus, type Database, type Identity, type Logger } from '@connectivity/platform';
+import { signalAfterCommit, type Bus, type Caller, type Database, type IdempotencyClaim, type Logger } from '@connectivity/platform';
 import { replayRunning, replaySelection, tooManyEvents } from '../domain/replay-selection.ts';
 import { enqueueEventReplay } from '../db/deliveries-repository.ts';
 import { isUniqueViolation } from '../db/endpoints-repository.ts';
 import { findEvent } from '../db/events-repository.ts';
 import { insertReplay, planReplay, REPLAYS_SIGNAL, runningReplay } from '../db/replays-repository.ts';
 import { appendReplayEntries } from '../db/stream-repository.ts';
-import { announceStreamGrowth } from '../stream/stream-notices.ts';
+import { announceStreamGrowth } from '../consumers/stream-notices.ts';
 
 export interface ReplayDeps {
   db: Database;
@@ -22,19 +22,24 @@ export interface ReplayDeps {
  * the open event streams, for a test event). A window is queued as a replay record that the
  * replay worker works through in batches: the answer counts what it will queue, and a window
  * that holds more than `maxEvents` is refused. Idempotent: the record (or the one event's
- * deliveries) commits with the answer.
+ * deliveries) commits with the answer (the claim).
  */
-export async function replayEvents(deps: ReplayDeps, identity: Identity, body: { since?: number | undefined; event?: string | undefined }): Promise<ReplayResult> {
+export async function replayEvents(
+  deps: ReplayDeps,
+  caller: Caller,
+  body: { since?: number | undefined; event?: string | undefined },
+  claim: IdempotencyClaim,
+): Promise<ReplayResult> {
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const scope = { accountId: identity.accountId, environment: identity.environment };
+  const scope = { accountId: caller.accountId, environment: caller.environment };
   const selection = replaySelection(body, nowSeconds);
-  if (selection.kind === 'event') return replayOne(deps, scope, selection.eventId);
+  if (selection.kind === 'event') return replayOne(deps, scope, selection.eventId, claim);
 
   const { since } = selection;
   const running = await runningReplay(deps.db.knex, scope);
   if (running) throw replayRunning(running, scope.environment);
   try {
-    return await answerInTransaction(deps.db.knex, 200, async (trx): Promise<ReplayResult> => {
+    return await claim.answerInTransaction(deps.db.knex, 200, async (trx): Promise<ReplayResult> => {
       // One more than allowed, to tell "too many" from "exactly the cap".
       const plan = await planReplay(trx, scope, since, deps.maxEvents + 1);
       if (plan.events > deps.maxEvents) throw tooManyEvents(deps.maxEvents, (plan.oldest ?? nowSeconds) + 1, nowSeconds);
@@ -51,12 +56,12 @@ export async function replayEvents(deps: ReplayDeps, identity: Identity, body: {
   }
 }
 
-async function replayOne(deps: ReplayDeps, scope: { accountId: string; environment: Identity['environment'] }, eventId: string): Promise<ReplayResult> {
+async function replayOne(deps: ReplayDeps, scope: { accountId: string; environment: Caller['environment'] }, eventId: string, claim: IdempotencyClaim): Promise<ReplayResult> {
   if (!(await findEvent(deps.db.knex, scope, eventId))) {
     throw new ApiError('resource_not_found', { param: 'event', message: `No event ${eventId} in the ${scope.environment} environment.` });
   }
   let streamed = 0;
-  const result = await answerInTransaction(deps.db.knex, 200, async (trx): Promise<ReplayResult> => {
+  const result = await claim.answerInTransaction(deps.db.knex, 200, async (trx): Promise<ReplayResult> => {
     streamed = await appendReplayEntries(trx, scope, [eventId]);
     const endpoints = await enqueueEventReplay(trx, scope, eventId, new Date());
     return { object: 'replay', queued: endpoints > 0 ? 1 : 0, endpoints, since: null, event: eventId };

@@ -2,7 +2,7 @@ import { signalAfterCommit, type Bus, type Database, type Logger } from '@connec
 import { DELIVERIES_SIGNAL } from '../db/deliveries-repository.ts';
 import { advanceReplay, queueReplayBatch, type ClaimedReplay } from '../db/replays-repository.ts';
 import { appendReplayEntries } from '../db/stream-repository.ts';
-import { announceStreamGrowth } from '../stream/stream-notices.ts';
+import { announceStreamGrowth } from '../consumers/stream-notices.ts';
 
 /** The claim was lost to another worker (its lease ran out): this batch is rolled back, theirs stands. */
 export class ReplayLeaseLost extends Error {

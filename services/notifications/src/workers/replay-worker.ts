@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startPoller, type Bus, type Database, type Logger, type Stoppable } from '@connectivity/platform';
 import { claimReplays, endpointOverPendingCap, postponeReplay, REPLAYS_SIGNAL } from '../db/replays-repository.ts';
-import { flushStreamNotices } from '../stream/stream-notices.ts';
+import { flushStreamNotices } from '../consumers/stream-notices.ts';
 import { ReplayLeaseLost, runReplayBatch } from '../use-cases/run-replay-batch.ts';
 
 export interface ReplayWorkerOptions {

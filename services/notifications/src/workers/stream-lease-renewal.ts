@@ -1,8 +1,8 @@
 import { startPoller, type Logger, type Stoppable } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { pruneExpiredStreamLeases, renewStreamLeases } from '../db/stream-leases-repository.ts';
-import type { StreamHubs } from '../stream/stream-hub.ts';
-import type { StreamLeases } from '../stream/stream-leases.ts';
+import type { StreamLeases } from '../db/stream-leases.ts';
+import type { StreamHubs } from './stream-hub.ts';
 
 const PRUNE_BATCH = 500;
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * The event log, the webhook endpoints, and the delivery work: one `deliveries` row per
- * (event, endpoint) to deliver, claimed by workers with FOR UPDATE SKIP LOCKED, and one
+ * (event, endpoint) to deliver, claimed by workers under a lease (rows another holds are skipped), and one
  * `attempts` row per HTTP call made for it.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -7,9 +7,7 @@ import * as streamEntries from './0006_stream_entries.ts';
 import * as attemptErrorClasses from './0007_attempt_error_classes.ts';
 import * as boundedReplays from './0008_bounded_replays.ts';
 import * as streamLeases from './0009_stream_leases.ts';
-
-/** notifications owns the `notifications` schema; its tables are always schema-qualified. */
-export const SCHEMA = 'notifications';
+import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,

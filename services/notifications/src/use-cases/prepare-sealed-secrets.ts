@@ -1,7 +1,7 @@
 import { ConfigError, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { replaceSealedSecret, sealedSecretKeyIds, sealLegacySecrets, secretsSealedWith } from '../db/secrets-repository.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../domain/secret-box.ts';
 
 /**
  * At start: seal any secret still stored plain (rows from before encryption), make sure every

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@connectivity/platform';
+import { errorMessage, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { acquireStreamLease, releaseStreamLease } from '../db/stream-leases-repository.ts';
+import { acquireStreamLease, releaseStreamLease } from './stream-leases-repository.ts';
 
 /**
  * The leases of the streams this instance serves: at most `maxPerKey` open streams per API key
@@ -36,7 +36,7 @@ export class StreamLeases {
   release(id: string): void {
     if (!this.open.delete(id)) return;
     const released = releaseStreamLease(this.knex, id)
-      .catch((error: unknown) => this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'releasing a stream lease failed; it expires by itself'))
+      .catch((error: unknown) => this.logger.warn({ err: errorMessage(error) }, 'releasing a stream lease failed; it expires by itself'))
       .finally(() => this.releasing.delete(released));
     this.releasing.add(released);
   }

@@ -3,8 +3,8 @@ import { context, propagation } from '@opentelemetry/api';
 import { createBatcher, observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
 import { z } from 'zod';
 import { storeAndQueue, type EventToStore } from '../db/events-repository.ts';
-import { STREAMED_ENVIRONMENT } from '../db/stream-repository.ts';
-import { announceStreamGrowth, flushStreamNotices } from '../stream/stream-notices.ts';
+import { STREAMED_ENVIRONMENT } from '../domain/event-stream.ts';
+import { announceStreamGrowth, flushStreamNotices } from './stream-notices.ts';
 
 /** The durable consumer's name: every notifications instance shares it, so each event is handled once. */
 export const EVENTS_DURABLE = 'notifications';

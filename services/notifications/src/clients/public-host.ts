@@ -1,7 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import type { Environment } from '@connectivity/contracts';
 import { isPublicAddress, isRefusedHostname } from '../domain/address-policy.ts';
-import { hostOf } from '../domain/endpoint-url.ts';
+import { checkEndpointUrl, egressPolicy, hostOf, notPublicUrl } from '../domain/endpoint-url.ts';
 
 /** Resolves a host name to its addresses; injectable so tests can play DNS. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
@@ -38,4 +39,15 @@ export async function checkPublicHost(url: URL, resolveHost: ResolveHost): Promi
   const refused = addresses.find((address) => !isPublicAddress(address));
   if (refused !== undefined) return { ok: false, detail: `resolves to ${refused}, not a public address` };
   return { ok: true, address: first };
+}
+
+/**
+ * The URL an endpoint may have in `environment`: the static rules, then under the address policy
+ * the DNS answer (the same refusal whatever the name resolved to).
+ */
+export async function acceptedEndpointUrl(raw: string, environment: Environment, dns: { resolveHost: ResolveHost; allowPrivate: boolean }): Promise<string> {
+  const policy = egressPolicy(environment, dns.allowPrivate);
+  const url = checkEndpointUrl(raw, environment, policy);
+  if (policy === 'public' && !(await checkPublicHost(url, dns.resolveHost)).ok) throw notPublicUrl();
+  return url.toString();
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { signalWork, type Bus, type Logger } from '@connectivity/platform';
-import type { StreamScope } from '../db/stream-repository.ts';
+import { errorMessage, signalWork, type Bus, type Logger, type Stoppable } from '@connectivity/platform';
+import { streamGrowthSignal, type StreamScope } from '../db/stream-repository.ts';
 
 /**
  * Open streams are woken when their account's stream grows, not by a tight poll. Every instance
@@ -17,9 +17,6 @@ interface StreamNotice {
 }
 
 const INSTANCE = randomUUID();
-
-/** The work signal raised whenever the scope's stream may have grown (its hub wakes on it). */
-export const streamGrowthSignal = (scope: { accountId: string; environment: string }) => `event-stream:${scope.environment}:${scope.accountId}`;
 
 // Other instances hear of a scope's growth at most once per window: the first growth at once,
 // any further growth in the window in one notice at its end. Under a burst of one account's
@@ -81,7 +78,7 @@ function noticeOthers(bus: Bus, logger: Logger, scope: StreamScope, open: Map<st
 function send(bus: Bus, logger: Logger, scope: StreamScope): void {
   const notice: StreamNotice = { from: INSTANCE, account_id: scope.accountId, environment: scope.environment };
   const warn = (error: unknown) =>
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream notice not sent; other instances see the events at their next poll');
+    logger.warn({ err: errorMessage(error) }, 'stream notice not sent; other instances see the events at their next poll');
   try {
     bus.notify(STREAM_NOTICE_SUBJECT, notice).catch(warn);
   } catch (error) {
@@ -90,10 +87,18 @@ function send(bus: Bus, logger: Logger, scope: StreamScope): void {
   }
 }
 
-/** Hears the other instances' notices and wakes this instance's streams of their scope. */
-export async function listenForStreamGrowth(bus: Bus): Promise<{ stop(): Promise<void> }> {
-  return bus.listen<StreamNotice>(STREAM_NOTICE_SUBJECT, (notice) => {
-    if (notice.from === INSTANCE) return;
-    signalWork(streamGrowthSignal({ accountId: notice.account_id, environment: notice.environment }));
-  });
+/**
+ * Hears the other instances' notices and wakes this instance's streams of their scope. If the
+ * bus refuses the subscription the streams still see every event, at their safety poll.
+ */
+export async function startStreamNoticeListener(options: { bus: Bus; logger: Logger }): Promise<Stoppable> {
+  try {
+    return await options.bus.listen<StreamNotice>(STREAM_NOTICE_SUBJECT, (notice) => {
+      if (notice.from === INSTANCE) return;
+      signalWork(streamGrowthSignal({ accountId: notice.account_id, environment: notice.environment }));
+    });
+  } catch (error) {
+    options.logger.error({ err: errorMessage(error) }, 'listening for stream notices failed; streams poll');
+    return { stop: () => Promise.resolve() };
+  }
 }

@@ -1,7 +1,7 @@
-import { detached, type Logger } from '@connectivity/platform';
+import { detached, errorMessage, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { readStream, type StreamItem, type StreamScope } from '../db/stream-repository.ts';
-import { STREAM_READ_BATCH, type StreamHub, type HubMember } from './stream-hub.ts';
+import { STREAM_READ_BATCH, type StreamHub, type HubMember } from '../workers/stream-hub.ts';
 
 export interface StreamSubscription {
   /** Ends it: nothing more is handed to `deliver`. */
@@ -84,7 +84,7 @@ export function subscribeStream(options: {
     // The reads belong to no request's trace: the stream's own span would otherwise swallow them.
     void detached(run)
       .catch((error: unknown) => {
-        options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event stream read failed; retried');
+        options.logger.warn({ err: errorMessage(error) }, 'event stream read failed; retried');
         setTimeout(pump, options.retryMs).unref();
       })
       .finally(() => {

@@ -1,7 +1,6 @@
 import { startPoller, type Logger, type Poller } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { readStream, streamHead, type StreamItem, type StreamScope } from '../db/stream-repository.ts';
-import { streamGrowthSignal } from './stream-notices.ts';
+import { readStream, streamGrowthSignal, streamHead, type StreamItem, type StreamScope } from '../db/stream-repository.ts';
 
 /** Entries read at once; a full batch is followed by the next at once. */
 export const STREAM_READ_BATCH = 100;

@@ -1,3 +1,13 @@
+import { ApiError, type Environment } from '@connectivity/contracts';
+
+/** Only the sandbox has a stream (DECISIONS.md "Beyond the specification"): live events get no entries. */
+export const STREAMED_ENVIRONMENT: Environment = 'test';
+
+/** A caller of another environment has no stream to open: refused whatever else it sent. */
+export function assertStreamed(environment: Environment): void {
+  if (environment !== STREAMED_ENVIRONMENT) throw new ApiError('live_key_test_resource');
+}
+
 /**
  * The `types` filter of the event stream: exact types, prefixes ending in `.*` (`esim.*` matches
  * `esim.released` and `esim.usage.threshold`), or `*`. No filter lets every type through.

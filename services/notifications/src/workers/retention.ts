@@ -1,22 +1,27 @@
-import { startPoller, type Logger, type Poller } from '@connectivity/platform';
+import { startPoller, sweepDue, type Logger, type Poller } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { pruneFinishedReplays } from '../db/replays-repository.ts';
-import { pruneEvents } from '../db/retention-repository.ts';
+import { deleteEvents, eventsPastRetention } from '../db/retention-repository.ts';
 
 export interface RetentionOptions {
+  knex: Knex;
+  logger: Logger;
   /** How long events (with their deliveries and attempts) are kept. */
   keepMs: number;
   /** How often pruning runs. */
   intervalMs: number;
   /** Events deleted per transaction. */
   batchSize: number;
+  now?: () => number;
 }
 
 /**
  * Prunes what outlived the retention (events, and replays that finished), on the platform's
- * poller every `intervalMs`, a batch per pass. Batches skip rows another instance holds, so running several at once only shares the work.
+ * poller every `intervalMs`, a batch per pass. Each batch of events is one sweep (`sweepDue`):
+ * locked and deleted, with their deliveries, attempts and stream entries, in one transaction;
+ * rows another instance holds are skipped, so running several at once only shares the work.
  */
-export function startRetention(options: RetentionOptions & { knex: Knex; logger: Logger; now?: () => number }): Poller {
+export function startRetention(options: RetentionOptions): Poller {
   const now = options.now ?? Date.now;
   return startPoller({
     name: 'event retention',
@@ -26,7 +31,11 @@ export function startRetention(options: RetentionOptions & { knex: Knex; logger:
     logger: options.logger,
     async pass() {
       const before = Math.floor((now() - options.keepMs) / 1000);
-      const pruned = await pruneEvents(options.knex, before, options.batchSize);
+      const { taken: pruned } = await sweepDue<{ id: string }, void>(options.knex, {
+        due: (trx) => eventsPastRetention(trx, before),
+        limit: options.batchSize,
+        apply: (trx, rows) => deleteEvents(trx, rows.map((row) => row.id)),
+      });
       if (pruned > 0) options.logger.info({ events: pruned }, 'pruned events past their retention, with their deliveries and attempts');
       // Finished replays are kept as long as the events they replayed.
       const replays = await pruneFinishedReplays(options.knex, new Date(before * 1000), options.batchSize);
