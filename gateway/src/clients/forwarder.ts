@@ -44,7 +44,7 @@ type BackendService = Exclude<ServiceName, 'gateway'>;
 
 /**
  * Sends a request to the service that owns the route through the platform's internal client:
- * the path is the route's own with its parameters encoded, the identity goes in internal
+ * the path is the route's own with its parameters encoded, the caller goes in internal
  * headers, and the call gives up after `timeoutMs`. A service that cannot be reached or does not
  * answer in time is an `UpstreamFailure` for the caller to classify; a service error that is
  * not the catalogue's error object is replaced by one.
@@ -79,7 +79,7 @@ export function createForwarder(options: {
       method: request.entry.route.method,
       path: pathFor(request.entry.route.path, request.params),
       search: request.search,
-      identity: request.caller,
+      caller: request.caller,
       headers: {
         'service-version': request.serviceVersion,
         ...(request.idempotencyKey ? { 'idempotency-key': request.idempotencyKey } : {}),

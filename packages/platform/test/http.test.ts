@@ -2,7 +2,7 @@ import { ApiError } from '@connectivity/contracts';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, test } from 'vitest';
-import { createLogger, createServiceApp, getIdentity, MAX_BODY_BYTES } from '../src/index.ts';
+import { createLogger, createServiceApp, getCaller, MAX_BODY_BYTES } from '../src/index.ts';
 
 const TOKEN = 'an-internal-token-of-some-length';
 const identity = { 'x-internal-token': TOKEN, 'x-account-id': 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', 'x-environment': 'test', 'x-key-id': 'key_01jd8x7k2m9q4r5s6t7v8w9xyz' };
@@ -20,7 +20,7 @@ function app(options: { ready?: boolean } = {}) {
     routes: (router) => {
       const routes = express.Router();
       routes.post('/echo', (req, res) => {
-        res.json({ body: req.body as unknown, identity: getIdentity(res) });
+        res.json({ body: req.body as unknown, identity: getCaller(res) });
       });
       routes.get('/api-error', () => {
         throw new ApiError('invalid_parameter', { param: 'bundle', message: 'No such bundle.' });

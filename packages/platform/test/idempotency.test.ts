@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runMigrations } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/types.ts';
-import { answerInTransaction, createLogger, createServiceApp, idempotencyMigration, idempotencyStore, newId, oneStatement, recordIdempotentAnswerIn } from '../src/index.ts';
+import { claimOf, createLogger, createServiceApp, idempotencyMigration, idempotencyStore, newId, oneStatement } from '../src/index.ts';
 import { testDatabaseBackends } from '../src/testing/database.ts';
 
 const TOKEN = 'an-internal-token-of-some-length';
@@ -46,10 +46,10 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
       checks: {},
       idempotency: { knex: db.knex, schema: SCHEMA, leaseMs: 400 },
       routes: (router) => {
-        const make = async (req: express.Request) => {
+        const make = async (req: express.Request, res: express.Response) => {
           if (fail === 'client') throw new ApiError('invalid_parameter', { param: 'name' });
           if (fail === 'server') throw new Error('the database went away');
-          return answerInTransaction(db.knex, 201, async (trx) => {
+          return claimOf(res).answerInTransaction(db.knex, 201, async (trx) => {
             const thing = { object: 'thing', id: newId('order'), name: String((req.body as { name: string }).name) };
             await trx.table(`${SCHEMA}.things`).insert({ id: thing.id, name: thing.name });
             return thing;
@@ -57,17 +57,17 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
         };
         router.post('/things', async (req, res, next) => {
           try {
-            res.status(201).json(await make(req));
+            res.status(201).json(await make(req, res));
           } catch (error) {
             next(error);
           }
         });
         // The same change made by one statement (`oneStatement`) instead of a transaction.
-        const makeInOneStatement = async (req: express.Request) => {
+        const makeInOneStatement = async (req: express.Request, res: express.Response) => {
           const thing = { object: 'thing', id: newId('order'), name: String((req.body as { name: string }).name) };
           const statement = oneStatement();
           statement.add(db.knex.table(`${SCHEMA}.things`).insert({ id: thing.id, name: thing.name }));
-          recordIdempotentAnswerIn(statement, db.knex, 201, thing);
+          claimOf(res).recordIn(statement, db.knex, 201, thing);
           await statement.run(db.knex);
           return thing;
         };
@@ -76,7 +76,7 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
             try {
               const name = String((req.body as { name: string }).name);
               await new Promise<void>((resolve) => gates.set(name, [...(gates.get(name) ?? []), resolve]));
-              res.status(201).json(await change(req));
+              res.status(201).json(await change(req, res));
             } catch (error) {
               next(error);
             }

@@ -64,11 +64,11 @@ describe('path parameters', () => {
   test('a value the route does not declare never becomes part of a URL: it is refused before sending', async () => {
     const before = seen.length;
     for (const name of HOSTILE) {
-      const call = client().call(internalContract.catalogue.getBundle, { params: { name }, identity: caller });
+      const call = client().call(internalContract.catalogue.getBundle, { params: { name }, caller });
       await expect(call).rejects.toMatchObject({ name: 'ApiError', code: 'invalid_parameter', param: 'name' });
     }
     for (const iccid of ['../../orders', '8988200000000000000/../x', '%2e%2e']) {
-      const call = client().call(internalSupplyContract.terminateProfile, { params: { iccid }, body: {}, identity: caller });
+      const call = client().call(internalSupplyContract.terminateProfile, { params: { iccid }, body: {}, caller });
       await expect(call).rejects.toMatchObject({ code: 'invalid_parameter', param: 'iccid' });
     }
     expect(seen.length).toBe(before);
@@ -76,7 +76,7 @@ describe('path parameters', () => {
 
   test('a declared value is sent on the route it names, with the token, the identity and a request id', async () => {
     answer = { status: 200, body: JSON.stringify({ object: 'bundle', name: 'esim_5GB_30D_EU' }) };
-    const body = await client().call(internalContract.catalogue.getBundle, { params: { name: 'esim_5GB_30D_EU' }, identity: caller });
+    const body = await client().call(internalContract.catalogue.getBundle, { params: { name: 'esim_5GB_30D_EU' }, caller });
     expect(body).toMatchObject({ name: 'esim_5GB_30D_EU' });
     const last = seen.at(-1);
     expect(last?.url).toBe('/internal/bundles/esim_5GB_30D_EU');
@@ -101,7 +101,7 @@ describe('answers', () => {
       body: JSON.stringify({ error: { type: 'not_found', code: 'resource_not_found', message: 'No bundle x.', param: 'name', link: 'https://api.example.test/v1/errors/resource_not_found' } }),
     };
     const error = await client()
-      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, identity: caller })
+      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, caller })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'resource_not_found', param: 'name', message: 'No bundle x.' });
@@ -114,7 +114,7 @@ describe('answers', () => {
       body: JSON.stringify({ error: { type: 'invalid_request', code: 'idempotency_key_reused', message: 'A request with this Idempotency-Key is still in progress. Retry later.', param: 'Idempotency-Key', link: 'https://api.example.test/v1/errors/idempotency_key_reused' } }),
     };
     const error = await client()
-      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, identity: caller })
+      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, caller })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'idempotency_key_reused', retryAfter: '3' });
     // Passed on by a service as its own answer (what the sandbox simulator does with inventory's).
@@ -133,7 +133,7 @@ describe('answers', () => {
   test('an answer without an error object is a plain error, never trusted as one', async () => {
     answer = { status: 500, body: 'Internal Server Error' };
     const error = await client()
-      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, identity: caller })
+      .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, caller })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(ApiError);
@@ -142,13 +142,13 @@ describe('answers', () => {
   test('send() keeps the exact bytes of the body beside its text, so an image survives', async () => {
     const image = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xc3, 0x28, 0xff, 0xfe, 0x00, 0x80]);
     answer = { status: 200, body: image, type: 'image/png' };
-    const response = await client().send({ method: 'GET', path: '/v1/esim/x/qr_code', identity: caller });
+    const response = await client().send({ method: 'GET', path: '/v1/esim/x/qr_code', caller });
     expect(response.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(response.bytes, image)).toBe(0);
     // The text is what UTF-8 decoding makes of it: not the same bytes any more.
     expect(Buffer.from(response.body, 'utf8').equals(image)).toBe(false);
     answer = { status: 200, body: '\ufeff{"a":"é"}' };
-    const json = await client().send({ method: 'GET', path: '/x', identity: caller });
+    const json = await client().send({ method: 'GET', path: '/x', caller });
     expect(json.body).toBe('{"a":"é"}');
     expect(json.bytes.toString('utf8')).toBe('\ufeff{"a":"é"}');
   });

@@ -54,7 +54,7 @@ describe('a call made for no account (system headers)', () => {
     const before = seen.length;
     const call = client().call(internalSupplyCallbacksContract.parseCallback, {
       ...input,
-      identity: { accountId: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', environment: 'live' },
+      caller: { accountId: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', environment: 'live' },
     });
     await expect(call).rejects.toMatchObject({ code: 'no_such_route' });
     await expect(call).rejects.toBeInstanceOf(ApiError);

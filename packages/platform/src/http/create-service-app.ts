@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import { metricsHandler } from '../telemetry/start.ts';
 import { errorHandler, noSuchRoute } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './health.ts';
-import { readIdentity, requireInternalToken } from './internal-auth.ts';
+import { readCaller, requireInternalToken } from './internal-auth.ts';
 import { accessLog } from './access-log.ts';
 import { requestId } from './request-id.ts';
 import { refuseUnstorableInput } from './unstorable-input.ts';
@@ -54,7 +54,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // Prometheus scrapes every service here (internal listeners only; the gateway's is on its admin listener).
   app.get('/metrics', (req, res) => metricsHandler(req, res));
   app.use(requireInternalToken(options.internalToken));
-  app.use(readIdentity);
+  app.use(readCaller);
   app.use(
     express.json({
       limit: MAX_BODY_BYTES,

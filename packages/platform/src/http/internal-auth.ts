@@ -14,9 +14,6 @@ export interface Caller {
   keyId?: string | undefined;
 }
 
-/** @deprecated The name `Caller` replaced; kept while the services move to it. */
-export type Identity = Caller;
-
 const isEnvironment = (value: string | undefined): value is Environment => ENVIRONMENTS.includes(value as Environment);
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -38,11 +35,11 @@ export function requireInternalToken(token: string): RequestHandler {
 }
 
 /**
- * Reads the identity headers the gateway set. Operator and worker calls carry the internal token
- * but no caller identity; routes that act for a caller get it through `getCaller`, which
+ * Reads the caller headers the gateway set. Operator and worker calls carry the internal token
+ * but no caller; routes that act for a caller get it through `getCaller`, which
  * refuses a call without one.
  */
-export const readIdentity: RequestHandler = (req, res, next) => {
+export const readCaller: RequestHandler = (req, res, next) => {
   const accountId = req.get(INTERNAL_HEADERS.accountId);
   const environment = req.get(INTERNAL_HEADERS.environment);
   const keyId = req.get(INTERNAL_HEADERS.keyId);
@@ -62,8 +59,5 @@ export function getCaller(res: Response): Caller {
   if (!caller) throw new ApiError('key_missing', { message: 'The call carries no identity.' });
   return caller;
 }
-
-/** @deprecated `getCaller` replaced it; kept while the services move to it. */
-export const getIdentity = getCaller;
 
 export const callerOf = (_req: Request, res: Response): Caller => getCaller(res);

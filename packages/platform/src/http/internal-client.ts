@@ -26,16 +26,13 @@ export class UpstreamFailure extends Error {
   }
 }
 
-/** @deprecated `Caller` replaced it; kept while the services move to it. */
-export type CallIdentity = Caller;
-
 export interface RawRequest {
   method: string;
   /** Path already made safe (built by `pathFor`), without the query. */
   path: string;
   /** The query string without `?`, passed as it is (it was validated against the contract). */
   search?: string | undefined;
-  identity?: CallIdentity | undefined;
+  caller?: Caller | undefined;
   headers?: Record<string, string> | undefined;
   body?: string | Uint8Array | undefined;
 }
@@ -71,7 +68,7 @@ type SuccessStatus<R extends AppRoute> = Extract<keyof R['responses'], 200 | 201
 /** What a typed call takes: the route's own path parameters, query and body, and who it is for. */
 export type CallInput<R extends AppRoute> = Part<R, 'pathParams', 'params'> &
   Part<R, 'query', 'query'> &
-  Part<R, 'body', 'body'> & { identity?: CallIdentity | undefined; headers?: Record<string, string> | undefined };
+  Part<R, 'body', 'body'> & { caller?: Caller | undefined; headers?: Record<string, string> | undefined };
 
 /** The body of the route's success response. */
 export type CallResult<R extends AppRoute> = R['responses'][SuccessStatus<R>] extends infer S extends ZodTypeAny ? z.output<S> : unknown;
@@ -141,7 +138,7 @@ export function errorFromResponse(service: string, status: number, body: string,
 /**
  * The one internal HTTP client: the gateway's forward, the admin API's calls and every
  * service-to-service client go through it. Keep-alive connections, a timeout per call, the
- * internal token and the caller's identity in headers, the request id of the current request.
+ * internal token and the caller in headers, the request id of the current request.
  * `call` is typed from a contract route: its path parameters are validated against the route's
  * schema and encoded (never string-built from input), its errors come back as the ApiError the
  * service answered. Trace context is added by the undici instrumentation, once.
@@ -158,10 +155,10 @@ export function createInternalClient(options: InternalClientOptions) {
       [INTERNAL_HEADERS.requestId]: currentRequestId() ?? newId('request'),
       ...req.headers,
     };
-    if (req.identity) {
-      headers[INTERNAL_HEADERS.accountId] = req.identity.accountId;
-      headers[INTERNAL_HEADERS.environment] = req.identity.environment;
-      if (req.identity.keyId !== undefined) headers[INTERNAL_HEADERS.keyId] = req.identity.keyId;
+    if (req.caller) {
+      headers[INTERNAL_HEADERS.accountId] = req.caller.accountId;
+      headers[INTERNAL_HEADERS.environment] = req.caller.environment;
+      if (req.caller.keyId !== undefined) headers[INTERNAL_HEADERS.keyId] = req.caller.keyId;
     }
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     return headers;
@@ -259,7 +256,7 @@ export function createInternalClient(options: InternalClientOptions) {
       method: route.method,
       path: pathFor(route.path, params),
       search: searchOf(parts.query),
-      identity: input.identity,
+      caller: input.caller,
       headers: input.headers,
       body,
     });

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { ApiError, INTERNAL_HEADERS } from '@connectivity/contracts';
 import type { Request, RequestHandler, Response } from 'express';
@@ -35,8 +34,6 @@ interface HeldClaim {
 
 const sealContext = (ref: ClaimRef) => `idempotency:${ref.keyId}:${ref.idempotencyKey}`;
 const sealed = (claim: Pick<HeldClaim, 'sealer' | 'ref'>, body: string) => (claim.sealer ? claim.sealer.seal(body, sealContext(claim.ref)) : body);
-
-const heldClaims = new AsyncLocalStorage<HeldClaim>();
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
@@ -125,47 +122,6 @@ function recordHeldIn(claim: HeldClaim | undefined, statement: OneStatement, db:
   });
 }
 
-/**
- * Records the answer of the current request against its Idempotency-Key, in `trx`: the
- * transaction that makes the request's change. So the change and the answer commit together,
- * and a retry after any crash gets this answer instead of a second change. A request without a
- * key (or a call the service makes itself) records nothing. If the claim was lost (its lease
- * ran out and a retry took it over), the transaction is refused, and the retry's answer stands.
- */
-export async function recordIdempotentAnswer(trx: Knex.Transaction, status: number, body: unknown, headers: Record<string, string> = {}): Promise<void> {
-  const claim = heldClaims.getStore();
-  if (!claim) return;
-  const stored = await claim.store.complete(trx, claim.ref, { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) });
-  if (!stored) throw inProgress(claim.res);
-  trx.executionPromise.then(
-    () => {
-      claim.committed = true;
-    },
-    () => undefined,
-  );
-}
-
-/**
- * `recordIdempotentAnswer` for a change made by one statement (see `oneStatement`): the answer's
- * write is part of that statement, which is refused as a whole if the claim was lost.
- */
-export function recordIdempotentAnswerIn(statement: OneStatement, db: Knex, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const claim = heldClaims.getStore();
-  if (!claim) return;
-  const answer = { status, headers: { ...JSON_HEADERS, ...headers }, body: sealed(claim, JSON.stringify(body)) };
-  statement.require(claim.store.completion(db, claim.ref, answer), () => inProgress(claim.res));
-  statement.afterCommit(() => {
-    claim.committed = true;
-  });
-}
-
-/** `recordIdempotentAnswer` for a refusal that follows a committed change (e.g. expired, then refused). */
-export async function recordIdempotentError(trx: Knex.Transaction, error: ApiError): Promise<void> {
-  const claim = heldClaims.getStore();
-  if (!claim) return;
-  await recordIdempotentAnswer(trx, error.status, error.toBody(claim.baseUrl));
-}
-
 export interface IdempotentRequestsOptions {
   db: Knex;
   store: IdempotencyStore;
@@ -183,9 +139,9 @@ export interface IdempotentRequestsOptions {
  * side effect, whatever crashed). A mutating call carrying `Idempotency-Key` and the caller's
  * key id claims (key id, Idempotency-Key) in this service's own table first: a duplicate still
  * running is 409 with `Retry-After`, a completed one is answered as it was (`Idempotent-Replayed`).
- * Handlers record their answer in their change's transaction (`recordIdempotentAnswer`); an
- * answer not recorded there (nothing changed) is stored after the response when it is
- * replayable, and the claim is given back otherwise.
+ * Use cases record their answer in their change's transaction, through the `IdempotencyClaim`
+ * their route hands them (`claimOf(res)`); an answer not recorded there (nothing changed) is
+ * stored after the response when it is replayable, and the claim is given back otherwise.
  */
 export function idempotentRequests(options: IdempotentRequestsOptions): RequestHandler {
   const { db, store } = options;
@@ -267,7 +223,7 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
         store.release(db, ref).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
       };
       res.once('close', settle);
-      heldClaims.run(held, next);
+      next();
     } catch (error) {
       next(error);
     }
@@ -283,20 +239,3 @@ function replay(res: Response, response: StoredResponse, body: string): void {
 
 /** The raw body bytes kept by the JSON parser (`verify`), as the gateway fingerprints them. */
 export const rawBodyOf = (req: Request): Buffer | undefined => (req as Request & { rawBody?: Buffer }).rawBody;
-
-/**
- * Runs a request's change in one transaction and records the answer `work` returns in it, so a
- * retried request is answered the same without changing anything again.
- */
-export async function answerInTransaction<T>(
-  knex: Knex,
-  status: number,
-  work: (trx: Knex.Transaction) => Promise<T>,
-  headers: Record<string, string> = {},
-): Promise<T> {
-  return knex.transaction(async (trx) => {
-    const body = await work(trx);
-    await recordIdempotentAnswer(trx, status, body, headers);
-    return body;
-  });
-}

@@ -65,7 +65,7 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
   const sandboxBundle = (caller: Caller, name: string): Promise<InternalBundle> => {
     const cached = sandbox.get(name);
     if (cached && Date.now() - cached.at < SANDBOX_BUNDLE_TTL_MS) return cached.bundle;
-    const bundle = guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, identity: caller }));
+    const bundle = guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, caller }));
     sandbox.set(name, { bundle, at: Date.now() });
     // A refusal (unknown name, catalogue down) is not remembered.
     bundle.catch(() => sandbox.delete(name));
@@ -77,7 +77,7 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
   const sandboxStock = createSandboxStock({
     block: SANDBOX_STOCK_BLOCK,
     fetch: (caller, bundle, count) =>
-      guarded(async () => (await client.call(internalSupplyContract.stockSandboxProfiles, { body: { bundle, count }, identity: caller })).profiles),
+      guarded(async () => (await client.call(internalSupplyContract.stockSandboxProfiles, { body: { bundle, count }, caller })).profiles),
     onTopUpFailed: (error) => options.logger.warn({ err: errorMessage(error) }, 'sandbox profile stock not topped up; the next order asks again'),
   });
 
@@ -92,14 +92,14 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
 
   return {
     getBundle: (caller, name) =>
-      caller.environment === 'test' ? sandboxBundle(caller, name) : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, identity: caller })),
+      caller.environment === 'test' ? sandboxBundle(caller, name) : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, caller })),
     orderProfiles: (caller, body) =>
       caller.environment === 'test'
         ? sandboxStock.take(caller, body.bundle, body.quantity)
-        : guarded(async () => (await client.call(internalSupplyContract.orderProfiles, { body, identity: caller })).profiles),
+        : guarded(async () => (await client.call(internalSupplyContract.orderProfiles, { body, caller })).profiles),
     profileAction: (caller, iccid, action) =>
       guarded(async () => {
-        await client.call(ACTIONS[action], { params: { iccid }, body: {}, identity: caller });
+        await client.call(ACTIONS[action], { params: { iccid }, body: {}, caller });
       }),
     findOrder: (caller, reference) =>
       guarded(async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, identity: caller })))?.profiles ?? null),

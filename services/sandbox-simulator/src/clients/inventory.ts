@@ -24,7 +24,7 @@ export function createInventoryClient(options: { baseUrl: string; internalToken:
         const answer = await client.exchange(internalInventoryContract.recordUsage, {
           params: { id: esim },
           body: { bytes },
-          identity: caller,
+          caller,
           headers: idempotencyKey === undefined ? undefined : { 'idempotency-key': idempotencyKey },
         });
         // Inventory answered a retry from its record: the caller is told it is a replay.
