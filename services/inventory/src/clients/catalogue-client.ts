@@ -102,8 +102,8 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
         await client.call(ACTIONS[action], { params: { iccid }, body: {}, caller });
       }),
     findOrder: (caller, reference) =>
-      guarded(async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, identity: caller })))?.profiles ?? null),
-    profileReport: (caller, iccid) => guarded(() => orNull(client.call(internalSupplyContract.profileReport, { params: { iccid }, identity: caller }))),
+      guarded(async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, caller })))?.profiles ?? null),
+    profileReport: (caller, iccid) => guarded(() => orNull(client.call(internalSupplyContract.profileReport, { params: { iccid }, caller }))),
     // For no account: the call carries the internal token and the request id alone.
     parseCallback: (vendor, callback) =>
       guarded(async () => (await client.call(internalSupplyCallbacksContract.parseCallback, { params: { vendor }, body: callback })).reports),
