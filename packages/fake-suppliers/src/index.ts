@@ -1,4 +1,5 @@
 export { startAiraloFake, type AiraloControl, type AiraloFake } from './airalo/start.ts';
+export { optInAiraloWebhook } from './airalo/opt-in.ts';
 export { AIRALO_RATE_LIMITS, type AiraloFakeOptions, type AiraloRateLimits } from './airalo/context.ts';
 export { AIRALO_CATALOGUE, type AiraloDestinationSpec, type AiraloOperatorSpec, type AiraloPackageSpec } from './airalo/catalogue.ts';
 export { airaloSignature, airaloWebhookBody } from './airalo/lifecycle.ts';

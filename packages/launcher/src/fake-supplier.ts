@@ -1,4 +1,6 @@
-import { startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
+import { optInAiraloWebhook, startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
+
+export { optInAiraloWebhook };
 
 export type FakeVendorName = 'airalo' | 'esim-go';
 
@@ -37,21 +39,4 @@ export function liveSupplierEnv(fake: AiraloFake | EsimGoFake): Record<string, s
   if ('apiKey' in fake) return { LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey };
   const { clientId, clientSecret } = fake.credentials;
   return { LIVE_SUPPLIER: 'airalo', AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: clientId, AIRALO_CLIENT_SECRET: clientSecret };
-}
-
-/** Airalo's callbacks are an opt-in made through its API, once, as an operator would. */
-export async function optInAiraloWebhook(fake: AiraloFake, hook: string): Promise<void> {
-  const { clientId, clientSecret } = fake.credentials;
-  const token = await fetch(`${fake.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret, grant_type: 'client_credentials' }).toString(),
-  });
-  const { data } = (await token.json()) as { data: { access_token: string } };
-  const optIn = await fetch(`${fake.url}/notifications/opt-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${data.access_token}` },
-    body: JSON.stringify({ type: 'webhook_low_data', webhook_url: hook }),
-  });
-  if (!optIn.ok) throw new Error(`the Airalo fake refused the webhook opt-in (${optIn.status})`);
 }

@@ -6,7 +6,7 @@ import {
   migrations as catalogueMigrations,
 } from '@connectivity/catalogue';
 import type { Order, SupplierVendor } from '@connectivity/contracts';
-import { startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
+import { optInAiraloWebhook, startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { closeServer, createLogger, listen, newId, runMigrations, startService, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import express, { type Express } from 'express';
@@ -87,7 +87,10 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
     'credentials' in fake
       ? { LIVE_SUPPLIER: 'airalo', AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: fake.credentials.clientId, AIRALO_CLIENT_SECRET: fake.credentials.clientSecret }
       : { LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey };
-  if ('credentials' in fake) await optInAiraloWebhook(fake, hook);
+  if ('credentials' in fake) {
+    await optInAiraloWebhook(fake, hook);
+    await fake.control.resetObservations();
+  }
 
   const catalogueConfig = loadCatalogueConfig({ INTERNAL_TOKEN, CURSOR_SECRET, LOG_LEVEL: 'silent', SUPPLIER_RETRIES: '0', SUPPLIER_TIMEOUT_MS: '3000', ...supplierEnv });
   const catalogueServer = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig)), 0, '127.0.0.1');
@@ -163,20 +166,4 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
   };
 }
 
-/** Airalo's webhook URL is an opt-in made through its API, once, as an operator would. */
-async function optInAiraloWebhook(fake: AiraloFake, hook: string): Promise<void> {
-  const { clientId, clientSecret } = fake.credentials;
-  const token = await fetch(`${fake.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret, grant_type: 'client_credentials' }).toString(),
-  });
-  const { data } = (await token.json()) as { data: { access_token: string } };
-  const optIn = await fetch(`${fake.url}/notifications/opt-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${data.access_token}` },
-    body: JSON.stringify({ type: 'webhook_low_data', webhook_url: hook }),
-  });
-  if (!optIn.ok) throw new Error(`the Airalo fake refused the webhook opt-in (${optIn.status})`);
-  await fake.control.resetObservations();
-}
+
