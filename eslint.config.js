@@ -11,7 +11,11 @@ const servicePackages = SERVICES.map((name) => `@connectivity/${name}`);
  * address helpers are pure; its sockets are I/O.
  */
 const refuse = (...groups) => ['error', { patterns: groups.map(([group, message]) => ({ group, message })) }];
-const NET_SOCKETS = { name: 'node:net', allowImportNames: ['isIP', 'isIPv4', 'isIPv6', 'BlockList', 'SocketAddress'], message: 'domain/ does no I/O: node:net only for its address helpers.' };
+const NET_SOCKETS = {
+  name: 'node:net',
+  allowImportNames: ['isIP', 'isIPv4', 'isIPv6', 'BlockList', 'SocketAddress'],
+  message: 'domain/ does no I/O: node:net only for its address helpers.',
+};
 const refuseInDomain = (...groups) => ['error', { paths: [NET_SOCKETS], patterns: groups.map(([group, message]) => ({ group, message })) }];
 
 // What domain code may not reach: persistence, HTTP, other layers, I/O.
@@ -20,7 +24,21 @@ const DOMAIN_IS_PURE = [
   'domain/ is pure rules and presenters: it imports no db/, routes/, clients/, workers/, consumers/ or use-cases/ (CONTRIBUTING.md).',
 ];
 const DOMAIN_HAS_NO_IO = [
-  ['knex', 'pg', 'express', 'undici', 'ioredis', '@nats-io/*', 'node:http', 'node:https', 'node:dns', 'node:dns/*', 'node:fs', 'node:fs/*', 'node:child_process'],
+  [
+    'knex',
+    'pg',
+    'express',
+    'undici',
+    'ioredis',
+    '@nats-io/*',
+    'node:http',
+    'node:https',
+    'node:dns',
+    'node:dns/*',
+    'node:fs',
+    'node:fs/*',
+    'node:child_process',
+  ],
   'domain/ does no I/O: no database, HTTP, bus, file or process modules (CONTRIBUTING.md).',
 ];
 
@@ -47,12 +65,10 @@ export default tseslint.config(
     files: [name === 'gateway' ? 'gateway/src/**/*.ts' : `services/${name}/src/**/*.ts`],
     ignores: [name === 'gateway' ? 'gateway/src/domain/**' : `services/${name}/src/domain/**`],
     rules: {
-      'no-restricted-imports': refuse(
-        [
-          [...servicePackages.filter((pkg) => pkg !== `@connectivity/${name}`), '@connectivity/launcher', '@connectivity/cli', '**/services/**', '**/gateway/**'],
-          'A service never imports another service (nor the launcher or the CLI): call it through its internal contract.',
-        ],
-      ),
+      'no-restricted-imports': refuse([
+        [...servicePackages.filter((pkg) => pkg !== `@connectivity/${name}`), '@connectivity/launcher', '@connectivity/cli', '**/services/**', '**/gateway/**'],
+        'A service never imports another service (nor the launcher or the CLI): call it through its internal contract.',
+      ]),
     },
   })),
   ...SERVICES.map((name) => ({

@@ -46,7 +46,10 @@ const trustProxySchema = z.preprocess(
     .transform((value, ctx): number | string[] => {
       if (value === undefined || value.trim() === '' || value.trim() === '0' || value.trim().toLowerCase() === 'false') return 0;
       if (/^\d+$/.test(value.trim())) return Number(value.trim());
-      const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+      const entries = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
       const named = ['loopback', 'linklocal', 'uniquelocal'];
       const bad = entries.find((entry) => !named.includes(entry) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry));
       if (bad !== undefined) {
@@ -93,7 +96,11 @@ export const configSchema = serviceConfigSchema(8080).extend({
   /** Requests kept per account and environment in the request log (the newest). */
   REQUEST_LOG_MAX_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /** Requests older than this leave the request log. */
-  REQUEST_LOG_RETENTION_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  REQUEST_LOG_RETENTION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(24),
   /** How long a stored idempotent response is replayed (DECISIONS.md: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   SERVICE_VERSION_TIMETABLE: timetableSchema,
@@ -105,8 +112,20 @@ export const configSchema = serviceConfigSchema(8080).extend({
   /** Generated at start when unset, and written with the admin URL to DATA_DIR/admin.json. */
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(24).optional()),
   /** Keys of the embedded dev account (`pnpm start`); generated when unset. */
-  DEV_TEST_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_test_[0-9A-Za-z]{24,128}$/).optional()),
-  DEV_LIVE_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_live_[0-9A-Za-z]{24,128}$/).optional()),
+  DEV_TEST_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^sk_test_[0-9A-Za-z]{24,128}$/)
+      .optional(),
+  ),
+  DEV_LIVE_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^sk_live_[0-9A-Za-z]{24,128}$/)
+      .optional(),
+  ),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -94,7 +94,10 @@ export const edgeWorkers: readonly BackgroundWork<GatewayContext>[] = [
     },
   },
   { name: 'key use flusher', start: ({ edge, logger, config }) => startKeyUseFlusher({ keyUse: edge.keyUse, logger, intervalMs: config.KEY_USE_FLUSH_MS }) },
-  { name: 'request log flusher', start: ({ edge, logger, config }) => startRequestLogFlusher({ requestLog: edge.requestLog, logger, intervalMs: config.REQUEST_LOG_FLUSH_MS }) },
+  {
+    name: 'request log flusher',
+    start: ({ edge, logger, config }) => startRequestLogFlusher({ requestLog: edge.requestLog, logger, intervalMs: config.REQUEST_LOG_FLUSH_MS }),
+  },
   { name: 'request log purger', start: ({ edge, logger }) => startRequestLogPurger({ requestLog: edge.requestLog, logger }) },
 ];
 

@@ -34,7 +34,15 @@ beforeAll(async () => {
   });
   app.get('/internal/supplier-releases', (req, res) => {
     if (req.query.status === 'lost') {
-      res.status(400).json({ error: { type: 'invalid_request', code: 'invalid_parameter', param: 'status', message: 'bad status', link: 'https://api.example.test/v1/errors/invalid_parameter' } });
+      res.status(400).json({
+        error: {
+          type: 'invalid_request',
+          code: 'invalid_parameter',
+          param: 'status',
+          message: 'bad status',
+          link: 'https://api.example.test/v1/errors/invalid_parameter',
+        },
+      });
       return;
     }
     res.json({ object: 'list', data: [{ object: 'supplier_release', id: RELEASE, status: 'abandoned' }], has_more: false, next_cursor: null });
@@ -42,7 +50,16 @@ beforeAll(async () => {
   app.post('/internal/supplier-releases/:id/retry', (req, res) => {
     if (req.params.id === RELEASE) res.json({ object: 'supplier_release', id: RELEASE, status: 'pending' });
     else if (req.params.id === BROKEN) res.status(500).type('text/plain').send('boom');
-    else res.status(404).json({ error: { type: 'invalid_request', code: 'resource_not_found', param: 'release_id', message: 'No such release.', link: 'https://api.example.test/v1/errors/resource_not_found' } });
+    else
+      res.status(404).json({
+        error: {
+          type: 'invalid_request',
+          code: 'resource_not_found',
+          param: 'release_id',
+          message: 'No such release.',
+          link: 'https://api.example.test/v1/errors/resource_not_found',
+        },
+      });
   });
   inventory = await listen(app, 0, '127.0.0.1');
   const address = inventory.address();

@@ -34,7 +34,11 @@ function expectAdminError(res: request.Response, status: number, code: string, p
 describe('admin input validation against the admin contract', () => {
   it('a body over its 64 kB limit says that limit, with the error object and nosniff/no-store', async () => {
     const api = request(gateway.adminUrl);
-    const res = await api.post('/admin/accounts').set(admin()).set('Content-Type', 'application/json').send(JSON.stringify({ name: 'x'.repeat(70_000) }));
+    const res = await api
+      .post('/admin/accounts')
+      .set(admin())
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ name: 'x'.repeat(70_000) }));
     expectAdminError(res, 400, 'invalid_parameter', 'body');
     expect(res.body.error.message).toContain('64 kB');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -48,8 +52,18 @@ describe('admin input validation against the admin contract', () => {
     expectAdminError(await api.post('/admin/accounts/acct_x/keys').set(admin()).send({}), 400, 'missing_parameter', 'environment');
     expectAdminError(await api.post('/admin/accounts/acct_x/keys').set(admin()).send({ environment: 'test', scopes: [] }), 400, 'invalid_parameter', 'scopes');
     expectAdminError(await api.patch('/admin/keys/key_x').set(admin()).send({}), 400, 'missing_parameter', 'scopes');
-    expectAdminError(await api.patch('/admin/accounts/acct_x').set(admin()).send({ rate_limit_per_minute: 1.5 }), 400, 'invalid_parameter', 'rate_limit_per_minute');
-    expectAdminError(await api.patch('/admin/accounts/acct_x').set(admin()).send({ live_balance_cents: '100' }), 400, 'invalid_parameter', 'live_balance_cents');
+    expectAdminError(
+      await api.patch('/admin/accounts/acct_x').set(admin()).send({ rate_limit_per_minute: 1.5 }),
+      400,
+      'invalid_parameter',
+      'rate_limit_per_minute',
+    );
+    expectAdminError(
+      await api.patch('/admin/accounts/acct_x').set(admin()).send({ live_balance_cents: '100' }),
+      400,
+      'invalid_parameter',
+      'live_balance_cents',
+    );
     expectAdminError(await api.post('/admin/keys/key_x/revoke').set(admin()).send({ now: true }), 400, 'invalid_parameter', 'now');
   });
 
@@ -57,7 +71,12 @@ describe('admin input validation against the admin contract', () => {
     const api = request(gateway.adminUrl);
     expectAdminError(await api.post('/admin/accounts').set(admin()).set('content-type', 'application/json').send('{"name":'), 400, 'body_not_json');
     expectAdminError(await api.post('/admin/accounts').set(admin()).set('content-type', 'application/json').send('"Acme"'), 400, 'invalid_parameter', 'body');
-    expectAdminError(await api.patch('/admin/accounts/acct_x').set(admin()).set('content-type', 'application/json').send('[1]'), 400, 'invalid_parameter', 'body');
+    expectAdminError(
+      await api.patch('/admin/accounts/acct_x').set(admin()).set('content-type', 'application/json').send('[1]'),
+      400,
+      'invalid_parameter',
+      'body',
+    );
   });
 
   it('checks the query of supplier releases before inventory is asked', async () => {

@@ -43,8 +43,20 @@ describe('the operator admin API', () => {
     expect(res.status).toBe(201);
     expect(res.body.keys.test.secret).toMatch(/^sk_test_/);
     expect(res.body.keys.live.secret).toMatch(/^sk_live_/);
-    expect((await request(gateway.app).get('/v1/version').set(bearer((res.body as CreatedAccount).keys.test.secret))).status).toBe(200);
-    expect((await request(gateway.app).get('/v1/version').set(bearer((res.body as CreatedAccount).keys.live.secret))).status).toBe(200);
+    expect(
+      (
+        await request(gateway.app)
+          .get('/v1/version')
+          .set(bearer((res.body as CreatedAccount).keys.test.secret))
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await request(gateway.app)
+          .get('/v1/version')
+          .set(bearer((res.body as CreatedAccount).keys.live.secret))
+      ).status,
+    ).toBe(200);
     const view = await request(gateway.adminUrl).get(`/admin/accounts/${res.body.id}`).set(admin());
     expect(view.body.keys).toHaveLength(2);
     expect(JSON.stringify(view.body)).not.toContain(res.body.keys.test.secret);
@@ -53,7 +65,10 @@ describe('the operator admin API', () => {
   it('rotates, restricts and revokes keys', async () => {
     const created = (await request(gateway.adminUrl).post('/admin/accounts').set(admin()).send({})).body as CreatedAccount;
     const oldSecret = created.keys.test.secret;
-    const rotatedRes = await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'test', scopes: ['esim:read'] });
+    const rotatedRes = await request(gateway.adminUrl)
+      .post(`/admin/accounts/${created.id}/keys`)
+      .set(admin())
+      .send({ environment: 'test', scopes: ['esim:read'] });
     expect(rotatedRes.status).toBe(201);
     const rotated = { body: rotatedRes.body as { id: string; secret: string; replaced: { id: string } } };
     expect(rotated.body.replaced.id).toBe(created.keys.test.id);
@@ -61,7 +76,10 @@ describe('the operator admin API', () => {
     expect((await request(gateway.app).get('/v1/esim').set(bearer(rotated.body.secret))).status).toBe(200);
     expectError(await request(gateway.app).get('/v1/api_keys').set(bearer(rotated.body.secret)), 403, 'key_out_of_scope');
 
-    const restricted = await request(gateway.adminUrl).patch(`/admin/keys/${rotated.body.id}`).set(admin()).send({ scopes: ['keys:read'] });
+    const restricted = await request(gateway.adminUrl)
+      .patch(`/admin/keys/${rotated.body.id}`)
+      .set(admin())
+      .send({ scopes: ['keys:read'] });
     expect(restricted.body.scopes).toEqual(['keys:read']);
     expect((await request(gateway.app).get('/v1/api_keys').set(bearer(rotated.body.secret))).status).toBe(200);
 
@@ -72,16 +90,31 @@ describe('the operator admin API', () => {
 
   it('issues a throwaway test key beside the account’s own, which keeps working and stays the one a rotation replaces', async () => {
     const created = (await request(gateway.adminUrl).post('/admin/accounts').set(admin()).send({})).body as CreatedAccount;
-    const extra = await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'test', throwaway: true, scopes: ['catalogue:read'] });
+    const extra = await request(gateway.adminUrl)
+      .post(`/admin/accounts/${created.id}/keys`)
+      .set(admin())
+      .send({ environment: 'test', throwaway: true, scopes: ['catalogue:read'] });
     expect(extra.status, JSON.stringify(extra.body)).toBe(201);
     expect(extra.body).toMatchObject({ environment: 'test', status: 'active', scopes: ['catalogue:read'], replaced: null });
     // Both work at once.
     expect((await request(gateway.app).get('/v1/esim').set(bearer(created.keys.test.secret))).status).toBe(200);
-    expect((await request(gateway.app).get('/v1/esim/bundles').set(bearer(extra.body.secret as string))).status).toBe(200);
+    expect(
+      (
+        await request(gateway.app)
+          .get('/v1/esim/bundles')
+          .set(bearer(extra.body.secret as string))
+      ).status,
+    ).toBe(200);
     // A rotation replaces the account's own key, not the throwaway one.
     const rotated = await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'test' });
     expect(rotated.body.replaced.id).toBe(created.keys.test.id);
-    expect((await request(gateway.app).get('/v1/esim/bundles').set(bearer(extra.body.secret as string))).status).toBe(200);
+    expect(
+      (
+        await request(gateway.app)
+          .get('/v1/esim/bundles')
+          .set(bearer(extra.body.secret as string))
+      ).status,
+    ).toBe(200);
     // Live accounts have one key.
     const live = await request(gateway.adminUrl).post(`/admin/accounts/${created.id}/keys`).set(admin()).send({ environment: 'live', throwaway: true });
     expectAdminError(live, 400, 'invalid_parameter');
@@ -112,14 +145,37 @@ describe('the operator admin API', () => {
     expect(forwarded?.method).toBe('PUT');
     expect(forwarded?.headers['x-internal-token']).toBe(h.config.INTERNAL_TOKEN);
     expect(JSON.parse(forwarded?.body ?? '{}')).toEqual({ enabled: false });
-    expectAdminError(await request(gateway.adminUrl).patch(`/admin/accounts/${created.id}`).set(admin()).send({ live_ordering: 'off' }), 400, 'invalid_parameter');
+    expectAdminError(
+      await request(gateway.adminUrl).patch(`/admin/accounts/${created.id}`).set(admin()).send({ live_ordering: 'off' }),
+      400,
+      'invalid_parameter',
+    );
   });
 
   it('refuses bad input with the error object', async () => {
-    expectAdminError(await request(gateway.adminUrl).post('/admin/accounts/acct_nope/keys').set(admin()).send({ environment: 'test' }), 404, 'resource_not_found');
-    expectAdminError(await request(gateway.adminUrl).post('/admin/accounts/acct_nope/keys').set(admin()).send({ environment: 'prod' }), 400, 'invalid_parameter');
-    expectAdminError(await request(gateway.adminUrl).patch('/admin/keys/key_nope').set(admin()).send({ scopes: ['root'] }), 400, 'invalid_parameter');
-    expectAdminError(await request(gateway.adminUrl).patch('/admin/accounts/acct_nope').set(admin()).send({ live_balance_cents: -1 }), 400, 'invalid_parameter');
+    expectAdminError(
+      await request(gateway.adminUrl).post('/admin/accounts/acct_nope/keys').set(admin()).send({ environment: 'test' }),
+      404,
+      'resource_not_found',
+    );
+    expectAdminError(
+      await request(gateway.adminUrl).post('/admin/accounts/acct_nope/keys').set(admin()).send({ environment: 'prod' }),
+      400,
+      'invalid_parameter',
+    );
+    expectAdminError(
+      await request(gateway.adminUrl)
+        .patch('/admin/keys/key_nope')
+        .set(admin())
+        .send({ scopes: ['root'] }),
+      400,
+      'invalid_parameter',
+    );
+    expectAdminError(
+      await request(gateway.adminUrl).patch('/admin/accounts/acct_nope').set(admin()).send({ live_balance_cents: -1 }),
+      400,
+      'invalid_parameter',
+    );
     expectAdminError(await request(gateway.adminUrl).get('/admin/nothing').set(admin()), 404, 'no_such_route');
   });
 });

@@ -125,7 +125,13 @@ describe('tokens that cannot be keys, and the proxy setting', () => {
     expectError(revoked, 401, 'key_revoked');
     expect(revoked.headers['www-authenticate']).toBe('Bearer realm="Connectivity API", error="invalid_token"');
     // Not a 401, no challenge.
-    expect((await request(h.app).get('/v1/nowhere').set(bearer((await h.account()).test))).headers['www-authenticate']).toBeUndefined();
+    expect(
+      (
+        await request(h.app)
+          .get('/v1/nowhere')
+          .set(bearer((await h.account()).test))
+      ).headers['www-authenticate'],
+    ).toBeUndefined();
   });
 
   it('without TRUST_PROXY, X-Forwarded-For is not believed: every client of one socket address shares its budget', async () => {

@@ -43,7 +43,10 @@ describe('the Authentication failure table', () => {
 
   it('a key lacking the scope: 403 key_out_of_scope', async () => {
     const a = await h.account();
-    await h.db.knex('gateway.api_keys').where({ id: a.testKeyId }).update({ scopes: ['catalogue:read'] });
+    await h.db
+      .knex('gateway.api_keys')
+      .where({ id: a.testKeyId })
+      .update({ scopes: ['catalogue:read'] });
     expectError(await request(h.app).get('/v1/esim').set(bearer(a.test)), 403, 'key_out_of_scope');
     expect((await request(h.app).get('/v1/esim/bundles').set(bearer(a.test))).status).toBe(200);
   });

@@ -45,7 +45,13 @@ describe('an error link opened by a person', () => {
     const a = await h.account();
     const withKey = await request(h.app).get('/v1/errors/key_revoked').set(bearer(a.test));
     expect(withKey.status).toBe(200);
-    expect(withKey.body).toEqual({ object: 'error_code', code: 'key_revoked', type: 'authentication', status: 401, description: ERROR_CATALOGUE.key_revoked.description });
+    expect(withKey.body).toEqual({
+      object: 'error_code',
+      code: 'key_revoked',
+      type: 'authentication',
+      status: 401,
+      description: ERROR_CATALOGUE.key_revoked.description,
+    });
     // A browser that sends a key is an API client too.
     const browserWithKey = await request(h.app).get('/v1/errors/key_revoked').set(bearer(a.test)).set('Accept', BROWSER_ACCEPT);
     expect(browserWithKey.headers['content-type']).toMatch(/^application\/json/);

@@ -17,8 +17,7 @@ afterAll(async () => {
 const order = (key: string, idempotencyKey: string, body: object = { bundle: 'esim_1GB_7D_GB' }) =>
   request(h.app).post('/v1/esim').set(bearer(key)).set('Idempotency-Key', idempotencyKey).send(body);
 
-const records = (keyId: string, idempotencyKey: string) =>
-  h.db.knex('gateway.idempotency_records').where({ key_id: keyId, idempotency_key: idempotencyKey });
+const records = (keyId: string, idempotencyKey: string) => h.db.knex('gateway.idempotency_records').where({ key_id: keyId, idempotency_key: idempotencyKey });
 
 describe('replay', () => {
   it('the same request with the same key returns the stored response with Idempotent-Replayed: true', async () => {
@@ -128,7 +127,10 @@ describe('reservations, group-committed', () => {
         input(a.testKeyId, idem(), 'fp-4'),
       ]),
     ).toEqual(['same_request', 'first_use', 'first_use', 'first_use']);
-    expect(await reserveIdempotencyKeys(h.db.knex, [input(a.testKeyId, used, 'fp-other'), input(a.testKeyId, fresh, 'fp-2')])).toEqual(['other_request', 'same_request']);
+    expect(await reserveIdempotencyKeys(h.db.knex, [input(a.testKeyId, used, 'fp-other'), input(a.testKeyId, fresh, 'fp-2')])).toEqual([
+      'other_request',
+      'same_request',
+    ]);
     expect((await records(a.testKeyId, expired))[0]).toMatchObject({ fingerprint: 'fp-3' });
   });
 
@@ -210,7 +212,10 @@ describe('an unknown outcome', () => {
 
   it('a 5xx or Retry-After answer is not stored: the retry asks the service again', async () => {
     const a = await h.account();
-    for (const [status, retryAfter] of [[503, undefined], [409, '1']] as const) {
+    for (const [status, retryAfter] of [
+      [503, undefined],
+      [409, '1'],
+    ] as const) {
       const key = idem();
       h.upstream.answerNext('/v1/test/usage', { status, retryAfter });
       const send = () => request(h.app).post('/v1/test/usage').set(bearer(a.test)).set('Idempotency-Key', key).send({ esim: 'esim_x', bytes: 1 });
@@ -283,10 +288,12 @@ describe('retention', () => {
     const a = await h.account();
     const key = idem();
     await order(a.test, key);
-    const [row] = await h.db.knex.raw<{ rows: { hours: number }[] }>(
-      `select extract(epoch from (expires_at - created_at)) / 3600 as hours from gateway.idempotency_records where key_id = ? and idempotency_key = ?`,
-      [a.testKeyId, key],
-    ).then((r) => r.rows);
+    const [row] = await h.db.knex
+      .raw<{ rows: { hours: number }[] }>(
+        `select extract(epoch from (expires_at - created_at)) / 3600 as hours from gateway.idempotency_records where key_id = ? and idempotency_key = ?`,
+        [a.testKeyId, key],
+      )
+      .then((r) => r.rows);
     expect(Number(row?.hours)).toBeCloseTo(24, 5);
   });
 
@@ -296,7 +303,10 @@ describe('retention', () => {
     const first = await order(a.test, key);
     // Past the retention at the edge and in the service that owns the order.
     await records(a.testKeyId, key).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
-    await h.db.knex('upstream_stub.idempotency_records').where({ key_id: a.testKeyId, idempotency_key: key }).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    await h.db
+      .knex('upstream_stub.idempotency_records')
+      .where({ key_id: a.testKeyId, idempotency_key: key })
+      .update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
     const again = await order(a.test, key);
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();

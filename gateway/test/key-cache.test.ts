@@ -79,7 +79,14 @@ describe('the key cache', () => {
     const a = await h.account();
     const list = (gateway: StartedGateway, key: string) => request(gateway.app).get('/v1/esim').set(bearer(key));
     expect((await list(two, a.test)).status).toBe(200);
-    expect((await request(one.adminUrl).patch(`/admin/keys/${a.testKeyId}`).set(admin(one)).send({ scopes: ['catalogue:read'] })).status).toBe(200);
+    expect(
+      (
+        await request(one.adminUrl)
+          .patch(`/admin/keys/${a.testKeyId}`)
+          .set(admin(one))
+          .send({ scopes: ['catalogue:read'] })
+      ).status,
+    ).toBe(200);
     await timeUntil(async () => (await list(two, a.test)).status === 403);
     expectError(await list(two, a.test), 403, 'key_out_of_scope');
 

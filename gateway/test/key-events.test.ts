@@ -18,9 +18,7 @@ interface OutboxRow {
 }
 
 const events = async (accountId: string, type: string) =>
-  ((await h.db.knex('gateway.outbox').orderBy('created_at')) as OutboxRow[]).filter(
-    (row) => row.payload.account_id === accountId && row.payload.type === type,
-  );
+  ((await h.db.knex('gateway.outbox').orderBy('created_at')) as OutboxRow[]).filter((row) => row.payload.account_id === accountId && row.payload.type === type);
 
 describe('api_key events', () => {
   it('api_key.issued for each key of a new account, through the outbox', async () => {
@@ -43,7 +41,11 @@ describe('api_key events', () => {
     const a = await h.account();
     const second = await h.secondInstance();
     const responses = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => request(i % 2 === 0 ? h.app : second).get('/v1/version').set(bearer(a.test))),
+      Array.from({ length: 16 }, (_, i) =>
+        request(i % 2 === 0 ? h.app : second)
+          .get('/v1/version')
+          .set(bearer(a.test)),
+      ),
     );
     expect(responses.every((res) => res.status === 200)).toBe(true);
     await request(h.app).get('/v1/version').set(bearer(a.test));

@@ -76,7 +76,13 @@ describe('the request log', () => {
     await revokeKeyById(h.db.knex, revoked.testKeyId);
     h.edge.keysChanged({ keyIds: [revoked.testKeyId] });
     expectError(await request(h.app).get('/v1/version').set(bearer(revoked.test)), 401, 'key_revoked');
-    expectError(await request(h.app).get('/v1/version').set(bearer(`${a.test}x`)), 401, 'key_invalid');
+    expectError(
+      await request(h.app)
+        .get('/v1/version')
+        .set(bearer(`${a.test}x`)),
+      401,
+      'key_invalid',
+    );
     expectError(await request(h.app).get('/v1/version'), 401, 'key_missing');
     await request(h.app).get('/v1/version').set(bearer(a.test));
     await logs(a.test);
@@ -101,7 +107,14 @@ describe('the request log', () => {
     await request(h.app).get('/v1/version').set(bearer(a.test));
     await h.edge.requestLog.flush();
     const first = await logs(a.test, '?limit=1');
-    expectError(await request(h.app).get(`/v1/request_logs?cursor=${first.next_cursor ?? ''}`).set(bearer(b.test)), 400, 'invalid_parameter', 'cursor');
+    expectError(
+      await request(h.app)
+        .get(`/v1/request_logs?cursor=${first.next_cursor ?? ''}`)
+        .set(bearer(b.test)),
+      400,
+      'invalid_parameter',
+      'cursor',
+    );
   });
 
   it('keeps the newest requests of an account and environment, up to the bound, and pages through them', async () => {
@@ -158,7 +171,10 @@ describe('the request log', () => {
 
   it('needs the keys:read scope', async () => {
     const a = await h.account();
-    await h.db.knex('gateway.api_keys').where({ id: a.testKeyId }).update({ scopes: ['esim:read'] });
+    await h.db
+      .knex('gateway.api_keys')
+      .where({ id: a.testKeyId })
+      .update({ scopes: ['esim:read'] });
     h.edge.keysChanged({ keyIds: [a.testKeyId] });
     expectError(await request(h.app).get('/v1/request_logs').set(bearer(a.test)), 403, 'key_out_of_scope');
   });

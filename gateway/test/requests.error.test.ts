@@ -174,7 +174,10 @@ describe('validation against the contract', () => {
 
   it('the order of checks: scope (403) comes before the body (400)', async () => {
     const b = await h.account();
-    await h.db.knex('gateway.api_keys').where({ id: b.testKeyId }).update({ scopes: ['esim:read'] });
+    await h.db
+      .knex('gateway.api_keys')
+      .where({ id: b.testKeyId })
+      .update({ scopes: ['esim:read'] });
     const res = await request(h.app).post('/v1/esim').set(bearer(b.test)).set('Content-Type', 'application/json').send('nope');
     expectError(res, 403, 'key_out_of_scope');
   });

@@ -85,7 +85,8 @@ describe('POST /hooks/<vendor>', () => {
 
   it('is limited per source address, on a budget apart from the API', async () => {
     const source = nextSource();
-    for (let i = 0; i < 4; i += 1) expect((await request(h.app).post('/hooks/esim-go').set(source).set('X-Signature-SHA256', 'good').send('{}')).status).toBe(200);
+    for (let i = 0; i < 4; i += 1)
+      expect((await request(h.app).post('/hooks/esim-go').set(source).set('X-Signature-SHA256', 'good').send('{}')).status).toBe(200);
     const before = forwarded().length;
     const refused = await request(h.app).post('/hooks/esim-go').set(source).set('X-Signature-SHA256', 'good').send('{}');
     expectError(refused, 429, 'rate_limited');

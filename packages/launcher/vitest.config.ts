@@ -6,4 +6,7 @@ import shared from '../../vitest.shared.ts';
 // distributed form (one process per service, PostgreSQL + NATS) run apart: `pnpm test:distributed`, and
 // so do the checks of what an integrator installs and reads: `pnpm test:integrator`, and those of
 // the container images, in deploy/ci-containers.sh.
-export default mergeConfig(shared, defineConfig({ test: { maxWorkers: 1, exclude: ['test/distributed/**', 'test/integrator/**', 'test/containers/**', 'node_modules/**'] } }));
+export default mergeConfig(
+  shared,
+  defineConfig({ test: { maxWorkers: 1, exclude: ['test/distributed/**', 'test/integrator/**', 'test/containers/**', 'node_modules/**'] } }),
+);

@@ -1,5 +1,15 @@
 import { ApiError, type RouteEntry, type ServiceName } from '@connectivity/contracts';
-import { createInternalClient, errorMessage, pathFor, UpstreamFailure, type Caller, type InternalClient, type Logger, type RawRequest, type StreamedResponse } from '@connectivity/platform';
+import {
+  createInternalClient,
+  errorMessage,
+  pathFor,
+  UpstreamFailure,
+  type Caller,
+  type InternalClient,
+  type Logger,
+  type RawRequest,
+  type StreamedResponse,
+} from '@connectivity/platform';
 import type { ForwardedResponse } from '../domain/forwarded-response.ts';
 
 export { UpstreamFailure };

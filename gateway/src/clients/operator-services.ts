@@ -40,13 +40,16 @@ export interface OperatorServicesOptions {
  * from the contract, parameters validated and encoded, the services' refusals back as ApiErrors.
  */
 export function createOperatorServices(options: OperatorServicesOptions): OperatorServices {
-  const client = (service: string, baseUrl: string) => createInternalClient({ service, baseUrl, internalToken: options.internalToken, timeoutMs: options.timeoutMs });
+  const client = (service: string, baseUrl: string) =>
+    createInternalClient({ service, baseUrl, internalToken: options.internalToken, timeoutMs: options.timeoutMs });
   const inventory = client('inventory', options.inventoryUrl);
   const catalogue = client('catalogue', options.catalogueUrl);
   const headers = (requestId: string) => ({ [INTERNAL_HEADERS.requestId]: requestId });
   return {
     putAccountSettings: (accountId, change, requestId) =>
-      setting(inventory, () => inventory.call(internalAccountsContract.putAccountSettings, { params: { accountId }, body: change, headers: headers(requestId) })),
+      setting(inventory, () =>
+        inventory.call(internalAccountsContract.putAccountSettings, { params: { accountId }, body: change, headers: headers(requestId) }),
+      ),
     putLiveOrdering: async (accountId, enabled, requestId) => {
       const answer = await setting(catalogue, () =>
         catalogue.call(internalCatalogueAccountsContract.putLiveOrdering, { params: { accountId }, body: { enabled }, headers: headers(requestId) }),
@@ -68,7 +71,11 @@ async function setting<T>(client: InternalClient, call: () => Promise<T>): Promi
     if (error instanceof UpstreamFailure) {
       throw new ApiError('internal_error', { message: `The ${client.service} service is unavailable; the settings were not changed.`, cause: error });
     }
-    throw new ApiError('internal_error', { message: `The ${client.service} service refused the settings${httpStatus(error)}.`, detail: errorMessage(error), cause: error });
+    throw new ApiError('internal_error', {
+      message: `The ${client.service} service refused the settings${httpStatus(error)}.`,
+      detail: errorMessage(error),
+      cause: error,
+    });
   }
 }
 

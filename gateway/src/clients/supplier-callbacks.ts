@@ -17,12 +17,18 @@ export type PassCallback = (vendor: SupplierVendor, callback: { body_base64: str
  * is our outage, which the vendor retries.
  */
 export function createSupplierCallbacks(options: SupplierCallbacksOptions): PassCallback {
-  const inventory = createInternalClient({ service: 'inventory', baseUrl: options.inventoryUrl, internalToken: options.internalToken, timeoutMs: options.timeoutMs });
+  const inventory = createInternalClient({
+    service: 'inventory',
+    baseUrl: options.inventoryUrl,
+    internalToken: options.internalToken,
+    timeoutMs: options.timeoutMs,
+  });
   return async (vendor, callback) => {
     try {
       return await inventory.call(internalInventoryCallbacksContract.receiveSupplierCallback, { params: { vendor }, body: callback });
     } catch (error) {
-      if (error instanceof UpstreamFailure) throw new ApiError('internal_error', { message: 'The callback could not be taken now; send it again.', cause: error });
+      if (error instanceof UpstreamFailure)
+        throw new ApiError('internal_error', { message: 'The callback could not be taken now; send it again.', cause: error });
       throw error;
     }
   };

@@ -63,7 +63,13 @@ export async function reserveIdempotencyKey(db: Knex, input: ReservationInput): 
  * share keys lock them in the same order and never deadlock.
  */
 export async function reserveIdempotencyKeys(db: Knex, inputs: readonly ReservationInput[]): Promise<(Reservation | undefined)[]> {
-  const rows = inputs.map((input, ord) => ({ ord, key_id: input.keyId, idempotency_key: input.idempotencyKey, fingerprint: input.fingerprint, retention_ms: input.retentionMs }));
+  const rows = inputs.map((input, ord) => ({
+    ord,
+    key_id: input.keyId,
+    idempotency_key: input.idempotencyKey,
+    fingerprint: input.fingerprint,
+    retention_ms: input.retentionMs,
+  }));
   const { rows: found } = await runPrepared<{ ord: number; reserved: boolean; fingerprint: string | null }>(
     db,
     `with input as (

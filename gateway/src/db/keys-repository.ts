@@ -52,11 +52,7 @@ export async function listKeys(
   environment: Environment,
   page: { afterId?: string | undefined; limit: number },
 ): Promise<KeyRow[]> {
-  const query = db
-    .from({ k: KEYS })
-    .where({ 'k.account_id': accountId, 'k.environment': environment })
-    .orderBy('k.id', 'asc')
-    .limit(page.limit);
+  const query = db.from({ k: KEYS }).where({ 'k.account_id': accountId, 'k.environment': environment }).orderBy('k.id', 'asc').limit(page.limit);
   // Key ids are ULIDs: ordering by id is ordering by creation time, and a unique tie-breaker.
   if (page.afterId) void query.andWhere('k.id', '>', page.afterId);
   return await query.select<KeyRow[]>(KEY_COLUMNS);

@@ -25,7 +25,9 @@ return { count, ttl }`;
 /** Leases from Redis: one EVALSHA (the script is loaded once) per lease. */
 export function redisLeaseStore(redis: Redis, prefix: string): LeaseStore {
   redis.defineCommand('connectivityLease', { numberOfKeys: 1, lua: LEASE_SCRIPT });
-  const lease = (redis as unknown as { connectivityLease(key: string, tokens: number, windowMs: number): Promise<[number, number]> }).connectivityLease.bind(redis);
+  const lease = (redis as unknown as { connectivityLease(key: string, tokens: number, windowMs: number): Promise<[number, number]> }).connectivityLease.bind(
+    redis,
+  );
   return async (bucket, tokens, windowMs) => {
     const [count, msLeft] = await lease(`${prefix}:${bucket}`, tokens, windowMs);
     return { count, msLeft };

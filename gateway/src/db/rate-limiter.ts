@@ -83,7 +83,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         case 'postgres':
           // The table comes from the gateway's migrations; the store borrows a connection per
           // statement, so it works on the embedded database's pool of one.
-          limiter = new RateLimiterPostgres({ ...common, storeClient: options.knex, storeType: 'knex', schemaName: 'gateway', tableName: 'rate_limits', tableCreated: true });
+          limiter = new RateLimiterPostgres({
+            ...common,
+            storeClient: options.knex,
+            storeType: 'knex',
+            schemaName: 'gateway',
+            tableName: 'rate_limits',
+            tableCreated: true,
+          });
           break;
       }
       limiters.set(points, limiter);
@@ -99,7 +106,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         try {
           const decision = await leased.consume(bucket, perMinute);
           const resetSeconds = secondsUntil(decision.msLeft);
-          return { allowed: decision.allowed, limit: perMinute, remaining: decision.remaining, resetSeconds, retryAfterSeconds: resetSeconds, windowSeconds: options.windowSeconds };
+          return {
+            allowed: decision.allowed,
+            limit: perMinute,
+            remaining: decision.remaining,
+            resetSeconds,
+            retryAfterSeconds: resetSeconds,
+            windowSeconds: options.windowSeconds,
+          };
         } catch {
           // Redis is unreachable: this instance counts on its own until it is back.
         }

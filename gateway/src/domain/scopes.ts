@@ -12,5 +12,4 @@ export function normaliseScopes(requested: readonly string[] | undefined): Scope
 }
 
 /** Every scope the route needs must be on the key. */
-export const hasScopes = (granted: readonly string[], required: readonly string[]): boolean =>
-  required.every((scope) => granted.includes(scope));
+export const hasScopes = (granted: readonly string[], required: readonly string[]): boolean => required.every((scope) => granted.includes(scope));

@@ -7,7 +7,6 @@ export interface RequestParts {
   body: Record<string, unknown> | undefined;
 }
 
-
 /**
  * Step 8 of the order of checks: the request against the route's contract schemas, path then
  * query then body. The first problem becomes `missing_parameter` or `invalid_parameter` with

@@ -9,8 +9,7 @@ export interface VersionSchedule {
 
 export type VersionTimetable = Partial<Record<ServiceVersion, VersionSchedule>>;
 
-export const isServedVersion = (value: string): value is ServiceVersion =>
-  (SERVICE_VERSIONS as readonly string[]).includes(value);
+export const isServedVersion = (value: string): value is ServiceVersion => (SERVICE_VERSIONS as readonly string[]).includes(value);
 
 /** The newest version: what an account with no pin (and no header) is pinned to. */
 export const LATEST_VERSION: ServiceVersion = SERVICE_VERSIONS[SERVICE_VERSIONS.length - 1] ?? SERVICE_VERSIONS[0];

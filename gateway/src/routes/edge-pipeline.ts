@@ -125,13 +125,21 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
 
   // A stream (GET, so no idempotency) passes on as it comes: never cached, no forward timeout.
   if (entry.metadata.stream) {
-    await passStream({ forwarder: deps.forwarder, streams: deps.edge.streams }, res, forwardRequestOf(entry, req, key, choice.version, params, undefined, undefined));
+    await passStream(
+      { forwarder: deps.forwarder, streams: deps.edge.streams },
+      res,
+      forwardRequestOf(entry, req, key, choice.version, params, undefined, undefined),
+    );
     return false;
   }
 
   // 9. Idempotency.
   if (idempotencyKey !== undefined) {
-    await checkIdempotencyKey(deps.edge.reservations, { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw }, deps.idempotency.retentionMs);
+    await checkIdempotencyKey(
+      deps.edge.reservations,
+      { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
+      deps.idempotency.retentionMs,
+    );
   }
 
   // 10. The gateway itself (its router answers), or the owning service.

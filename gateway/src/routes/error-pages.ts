@@ -1,11 +1,4 @@
-import {
-  ERROR_CATALOGUE,
-  ERROR_CODES,
-  ERROR_GUIDES,
-  errorExample,
-  isErrorCode,
-  type ErrorCode,
-} from '@connectivity/contracts';
+import { ERROR_CATALOGUE, ERROR_CODES, ERROR_GUIDES, errorExample, isErrorCode, type ErrorCode } from '@connectivity/contracts';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { marked } from 'marked';
 
@@ -79,13 +72,18 @@ const isPerson = (req: Request) => req.headers.authorization === undefined && re
 /** `GET /v1/errors/<code>` as an HTML page for people; `limit` counts it like the other keyless pages. */
 export function errorPageRoutes(limit: RequestHandler, baseUrl: string): Router {
   const router = Router();
-  router.get('/v1/errors/:code', (req, res, next) => (isPerson(req) ? next() : next('route')), limit, (req, res) => {
-    const code = typeof req.params.code === 'string' ? req.params.code : '';
-    res.status(isErrorCode(code) ? 200 : 404);
-    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'");
-    res.setHeader('Vary', 'Accept, Authorization');
-    res.type('html').send(isErrorCode(code) ? errorCodePage(code, baseUrl) : unknownCodePage(code));
-  });
+  router.get(
+    '/v1/errors/:code',
+    (req, res, next) => (isPerson(req) ? next() : next('route')),
+    limit,
+    (req, res) => {
+      const code = typeof req.params.code === 'string' ? req.params.code : '';
+      res.status(isErrorCode(code) ? 200 : 404);
+      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'");
+      res.setHeader('Vary', 'Accept, Authorization');
+      res.type('html').send(isErrorCode(code) ? errorCodePage(code, baseUrl) : unknownCodePage(code));
+    },
+  );
   // A path segment that does not decode (`%zz`) names no page: the request goes on to the edge,
   // which answers it like any other unknown path, rather than failing here as a 500.
   router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => (error instanceof URIError ? next() : next(error)));

@@ -26,8 +26,10 @@ const s = initServer();
 export function metaRouter(deps: MetaDeps) {
   return s.router(gatewayRoutes, {
     getVersion: ({ res }) => Promise.resolve({ status: 200, body: { object: 'version', version: servedVersion(res), serves: [...SERVICE_VERSIONS] } }),
-    listEventTypes: ({ query, res }) => Promise.resolve({ status: 200, body: cataloguePage(eventTypeItems(), 'event_types', getCaller(res), query, deps.cursors) }),
-    listErrorCodes: ({ query, res }) => Promise.resolve({ status: 200, body: cataloguePage(errorCodeItems(), 'error_codes', getCaller(res), query, deps.cursors) }),
+    listEventTypes: ({ query, res }) =>
+      Promise.resolve({ status: 200, body: cataloguePage(eventTypeItems(), 'event_types', getCaller(res), query, deps.cursors) }),
+    listErrorCodes: ({ query, res }) =>
+      Promise.resolve({ status: 200, body: cataloguePage(errorCodeItems(), 'error_codes', getCaller(res), query, deps.cursors) }),
     getErrorCode: ({ params }) => {
       if (!isErrorCode(params.code)) {
         throw new ApiError('resource_not_found', { param: 'code', message: `No error code \`${params.code}\`; see GET /v1/error_codes.` });

@@ -52,8 +52,12 @@ async function readKeyFile(file: string | undefined): Promise<Partial<Record<Env
  */
 export async function ensureDevAccount(runtime: Pick<ServiceRuntime, 'db'>, options: DevAccountOptions = {}): Promise<DevAccount> {
   const knex = runtime.db.knex;
-  for (const [env, key] of [['test', options.testKey], ['live', options.liveKey]] as const) {
-    if (key !== undefined && secretEnvironment(key) !== env) throw new Error(`DEV_${env.toUpperCase()}_KEY must look like sk_${env}_ followed by 24 to 128 letters and digits`);
+  for (const [env, key] of [
+    ['test', options.testKey],
+    ['live', options.liveKey],
+  ] as const) {
+    if (key !== undefined && secretEnvironment(key) !== env)
+      throw new Error(`DEV_${env.toUpperCase()}_KEY must look like sk_${env}_ followed by 24 to 128 letters and digits`);
   }
   const keyFile = options.dataDir && options.dataDir !== MEMORY_DATA_DIR ? path.resolve(options.dataDir, KEY_FILE) : undefined;
   const remembered = await readKeyFile(keyFile);

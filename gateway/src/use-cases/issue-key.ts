@@ -35,7 +35,10 @@ export async function issueKeyInTransaction(
 ): Promise<IssuedKey> {
   const secret = options.secret ?? generateSecret(environment);
   if (secretEnvironment(secret) !== environment) {
-    throw new ApiError('invalid_parameter', { param: 'secret', message: `A ${environment} key must look like sk_${environment}_ followed by 24 to 128 letters and digits.` });
+    throw new ApiError('invalid_parameter', {
+      param: 'secret',
+      message: `A ${environment} key must look like sk_${environment}_ followed by 24 to 128 letters and digits.`,
+    });
   }
   const scopes = scopesOf(options.scopes);
   const row = await insertKey(trx, {

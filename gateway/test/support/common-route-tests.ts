@@ -4,7 +4,8 @@ import { expect, it } from 'vitest';
 import { bearer, idem, type Harness } from './harness.ts';
 
 /** A concrete path for a route pattern (`/v1/esim/:id` -> `/v1/esim/esim_x`). */
-export const samplePath = (entry: RouteEntry) => entry.route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => (name === 'code' ? 'key_missing' : `sample_${name}`));
+export const samplePath = (entry: RouteEntry) =>
+  entry.route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => (name === 'code' ? 'key_missing' : `sample_${name}`));
 
 export const authenticatedRoutes = () => routeTable.filter((entry) => entry.metadata.auth);
 

@@ -1,5 +1,14 @@
 import type { Server } from 'node:http';
-import { closeServer, createLogger, errorHandler, idempotencyMigration, idempotencyStore, idempotentRequests, listen, runMigrations } from '@connectivity/platform';
+import {
+  closeServer,
+  createLogger,
+  errorHandler,
+  idempotencyMigration,
+  idempotencyStore,
+  idempotentRequests,
+  listen,
+  runMigrations,
+} from '@connectivity/platform';
 import express, { type Request } from 'express';
 import type { Knex } from 'knex';
 
@@ -117,7 +126,13 @@ export async function startUpstream(options: { db: Knex; leaseMs?: number }): Pr
   });
   app.put('/internal/accounts/:accountId', (req, res) => {
     const body = JSON.parse(String(req.body)) as { verified?: boolean; live_balance_cents?: number };
-    res.json({ object: 'account_settings', account_id: req.params.accountId, verified: body.verified ?? false, live_balance_cents: body.live_balance_cents ?? 0, updated_at: 1 });
+    res.json({
+      object: 'account_settings',
+      account_id: req.params.accountId,
+      verified: body.verified ?? false,
+      live_balance_cents: body.live_balance_cents ?? 0,
+      updated_at: 1,
+    });
   });
   app.put('/internal/accounts/:accountId/live-ordering', (req, res) => {
     const body = JSON.parse(String(req.body)) as { enabled: boolean };

@@ -9,7 +9,11 @@ import { RELEASE_COMMANDS } from './release-commands.ts';
 import { TRIGGER_COMMANDS } from './trigger-command.ts';
 
 // Passed on as typed; the admin API refuses an unknown scope with the error object, naming it.
-const scopesOf = (value: string | undefined) => value?.split(',').map((scope) => scope.trim()).filter(Boolean) as Scope[] | undefined;
+const scopesOf = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean) as Scope[] | undefined;
 
 const keyLine = (key: ApiKey) => `${key.id}  ${key.environment}  ${key.prefix}…${key.last4}  ${key.status}  ${key.scopes.join(',')}`;
 

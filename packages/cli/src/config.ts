@@ -13,7 +13,13 @@ export const cliConfigSchema = z.object({
   /** The public API, for the commands an integrator runs with their own key (`listen`, `logs`, `events`, `trigger`). */
   CONNECTIVITY_API_URL: z.preprocess(emptyToUndefined, z.string().url().default('http://localhost:8080')),
   /** The integrator's key; without it, the test key of a running `pnpm start` (DATA_DIR/dev-keys.json). */
-  CONNECTIVITY_API_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^sk_(test|live)_/, 'must be an API key (sk_test_... or sk_live_...)').optional()),
+  CONNECTIVITY_API_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^sk_(test|live)_/, 'must be an API key (sk_test_... or sk_live_...)')
+      .optional(),
+  ),
   /** `listen`: the signing secret of its local deliveries, to keep one across runs (else new each run). */
   CONNECTIVITY_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().startsWith('whsec_').optional()),
 });

@@ -25,7 +25,9 @@ export const RELEASE_COMMANDS: Record<string, Command> = {
       let cursor: string | null = null;
       do {
         const page: List<SupplierRelease> = await succeeded(
-          client.supplierReleases.listSupplierReleases({ query: { limit: 100, ...(status && { status: status as SupplierReleaseStatus }), ...(cursor && { cursor }) } }),
+          client.supplierReleases.listSupplierReleases({
+            query: { limit: 100, ...(status && { status: status as SupplierReleaseStatus }), ...(cursor && { cursor }) },
+          }),
         );
         releases.push(...page.data);
         cursor = page.next_cursor;

@@ -39,7 +39,9 @@ describe('pnpm cli', () => {
 
   it('runs as its own process (node packages/cli/src/main.ts) against the running gateway', async () => {
     const main = path.resolve(import.meta.dirname, '../src/main.ts');
-    const { stdout } = await promisify(execFile)(process.execPath, [main, 'account', 'create'], { env: { ...process.env, DATA_DIR: dataDir, ADMIN_URL: '', ADMIN_TOKEN: '' } });
+    const { stdout } = await promisify(execFile)(process.execPath, [main, 'account', 'create'], {
+      env: { ...process.env, DATA_DIR: dataDir, ADMIN_URL: '', ADMIN_TOKEN: '' },
+    });
     const testKey = /test key: (sk_test_\S+)/.exec(stdout)?.[1];
     expect(testKey).toBeDefined();
     expect((await version(testKey ?? '')).status).toBe(200);

@@ -67,7 +67,7 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
-const events = async (key: string) => ((await stack.call(key, 'GET', '/v1/events?limit=100')).body.data as ApiEvent[]);
+const events = async (key: string) => (await stack.call(key, 'GET', '/v1/events?limit=100')).body.data as ApiEvent[];
 
 describe('pnpm cli trigger', () => {
   it('has a recipe for every event type of the catalogue, and nothing else', () => {
@@ -104,7 +104,9 @@ describe('pnpm cli trigger', () => {
       expect(seen.has(event.id)).toBe(false);
       seen.add(event.id);
     }
-    const active = ((await stack.call(keys.test, 'GET', '/v1/api_keys?limit=100')).body.data as { status: string; prefix: string }[]).filter((k) => k.status === 'active');
+    const active = ((await stack.call(keys.test, 'GET', '/v1/api_keys?limit=100')).body.data as { status: string; prefix: string }[]).filter(
+      (k) => k.status === 'active',
+    );
     expect(active).toHaveLength(1);
     expect(keys.test.startsWith(active[0]?.prefix ?? '-')).toBe(true);
   });
@@ -154,14 +156,18 @@ describe('pnpm cli logs tail', () => {
       return tail.out.includes(missing.headers.get('request-id') ?? '-') ? tail.out.split('\n') : undefined;
     });
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  200  GET    /v1/version  ${ok.headers.get('request-id') ?? ''}  \\d+ ms$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  200  GET    /v1/version  ${ok.headers.get('request-id') ?? ''}  \\d+ ms$`),
+    );
     expect(lines[1]).toContain(`404  GET    /v1/nowhere  ${missing.headers.get('request-id') ?? ''}`);
   });
 
   it('--follow prints new requests as they come, until stopped', async () => {
     const keys = await account();
     const first = await stack.call(keys.test, 'GET', '/v1/version');
-    await until('the first request in the log', async () => ((await cli(['logs', 'tail', '--key', keys.test])).out.includes(first.headers.get('request-id') ?? '-') ? true : undefined));
+    await until('the first request in the log', async () =>
+      (await cli(['logs', 'tail', '--key', keys.test])).out.includes(first.headers.get('request-id') ?? '-') ? true : undefined,
+    );
 
     const stop = new AbortController();
     const out = capture();
@@ -179,7 +185,9 @@ describe('pnpm cli logs tail', () => {
     const keys = await account();
     const earlier: string[] = [];
     for (let i = 0; i < 6; i += 1) earlier.push((await stack.call(keys.test, 'GET', '/v1/version')).headers.get('request-id') ?? '');
-    await until('the earlier requests in the log', async () => ((await cli(['logs', 'tail', '--key', keys.test])).out.includes(earlier.at(-1) ?? '-') ? true : undefined));
+    await until('the earlier requests in the log', async () =>
+      (await cli(['logs', 'tail', '--key', keys.test])).out.includes(earlier.at(-1) ?? '-') ? true : undefined,
+    );
 
     const stop = new AbortController();
     const out = capture();

@@ -13,7 +13,8 @@ beforeAll(async () => {
   world = await startCliWorld({
     migrations: [inventoryMigrations],
     async prepare(database, bus) {
-      const inventory = await startService(inventoryService, 
+      const inventory = await startService(
+        inventoryService,
         { db: database, bus, logger: silentLogger },
         // No catalogue is needed: the releases below hold no profile, so the worker never calls it.
         loadInventoryConfig({ INTERNAL_TOKEN, CURSOR_SECRET, RELEASE_POLL_INTERVAL_MS: '100', SWEEPER_INTERVAL_MS: String(3_600_000) }),

@@ -23,7 +23,11 @@ export interface CliWorld {
  * URL goes into `env`); its return value is a clean-up run after the gateway stopped.
  */
 export async function startCliWorld(
-  options: { env?: Record<string, string>; migrations?: MigrationSet[]; prepare?: (db: Database, bus: Bus) => Promise<{ env?: Record<string, string>; close?: () => Promise<void> }> } = {},
+  options: {
+    env?: Record<string, string>;
+    migrations?: MigrationSet[];
+    prepare?: (db: Database, bus: Bus) => Promise<{ env?: Record<string, string>; close?: () => Promise<void> }>;
+  } = {},
 ): Promise<CliWorld> {
   const db = await createTestDatabase();
   for (const set of [migrations, ...(options.migrations ?? [])]) await runMigrations(db.knex, set);

@@ -29,9 +29,7 @@ export const WEBHOOK_HEADERS = {
   signature: 'webhook-signature',
 } as const;
 
-const KNOWN = new Map<string, string>(
-  [...Object.values(REQUEST_HEADERS), ...Object.values(RESPONSE_HEADERS)].map((name) => [name.toLowerCase(), name]),
-);
+const KNOWN = new Map<string, string>([...Object.values(REQUEST_HEADERS), ...Object.values(RESPONSE_HEADERS)].map((name) => [name.toLowerCase(), name]));
 
 /** `idempotency-key` -> `Idempotency-Key`; unknown names are title-cased per dash-separated word. */
 export function canonicalHeaderName(name: string): string {

@@ -35,7 +35,11 @@ export function buildOpenApiDocument(options: BuildOpenApiOptions = {}): OpenApi
   const generated = generateOpenApi(
     contract,
     {
-      info: { title: 'Connectivity Service API', version: CURRENT_SERVICE_VERSION, description: [API_DESCRIPTION, SIGNATURE_GUIDE, errorsGuide()].join('\n\n') },
+      info: {
+        title: 'Connectivity Service API',
+        version: CURRENT_SERVICE_VERSION,
+        description: [API_DESCRIPTION, SIGNATURE_GUIDE, errorsGuide()].join('\n\n'),
+      },
       servers: [{ url: serverUrl, description: 'The gateway' }],
     },
     { setOperationId: true, operationMapper: enrichOperation },

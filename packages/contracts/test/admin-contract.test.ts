@@ -11,7 +11,11 @@ describe('the admin contract', () => {
       expect(route.path).toMatch(/^\/admin\//);
       const responses = route.responses as Record<number, unknown>;
       for (const status of [401, 500]) expect(responses[status], `${route.method} ${route.path} ${status}`).toBe(errorResponseSchema);
-      expect(Object.keys(responses).filter((status) => Number(status) >= 400).every((status) => responses[Number(status)] === errorResponseSchema)).toBe(true);
+      expect(
+        Object.keys(responses)
+          .filter((status) => Number(status) >= 400)
+          .every((status) => responses[Number(status)] === errorResponseSchema),
+      ).toBe(true);
     }
   });
 

@@ -26,9 +26,7 @@ describe('ApiError', () => {
   });
 
   it('renders param, message and detail when given', () => {
-    const body = new ApiError('invalid_parameter', { param: 'quantity', message: 'quantity must be 1 to 10', detail: 'got 11' }).toBody(
-      `${BASE}/`,
-    );
+    const body = new ApiError('invalid_parameter', { param: 'quantity', message: 'quantity must be 1 to 10', detail: 'got 11' }).toBody(`${BASE}/`);
     expect(body).toEqual({
       error: {
         type: 'invalid_request',

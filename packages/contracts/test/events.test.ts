@@ -81,7 +81,9 @@ describe('event catalogue', () => {
     expect(parsed.data.object).toEqual({ ...esim, test_clock: null });
     const onClock = { ...esim, test_clock: 'clock_01jd8x7k2m9q4r5s6t7v8w9xyz' };
     expect(EVENT_CATALOGUE['esim.expired'].data.parse({ object: onClock, previous_state: 'active' })).toEqual({ object: onClock, previous_state: 'active' });
-    expect(EVENT_CATALOGUE['esim.expired'].data.safeParse({ object: { ...esim, test_clock: 'we_01jd8x7k2m9q4r5s6t7v8w9xyz' }, previous_state: 'active' }).success).toBe(false);
+    expect(
+      EVENT_CATALOGUE['esim.expired'].data.safeParse({ object: { ...esim, test_clock: 'we_01jd8x7k2m9q4r5s6t7v8w9xyz' }, previous_state: 'active' }).success,
+    ).toBe(false);
   });
 
   it('the envelope time is RFC 3339 UTC with milliseconds', () => {

@@ -71,12 +71,17 @@ describe('the metadata filter of GET /v1/esim', () => {
 
   it('refuses bad pairs naming metadata[key], and other keys as unknown parameters', () => {
     expect(errorOf(listEsims, { 'metadata[a]': ['1', '2'] }, 'query')).toMatchObject({ code: 'invalid_parameter', param: 'metadata[a]' });
-    expect(errorOf(listEsims, { 'metadata[a]': '' }, 'query')).toMatchObject({ param: 'metadata[a]', message: expect.stringContaining('must not be empty') as string });
+    expect(errorOf(listEsims, { 'metadata[a]': '' }, 'query')).toMatchObject({
+      param: 'metadata[a]',
+      message: expect.stringContaining('must not be empty') as string,
+    });
     expect(errorOf(listEsims, { [`metadata[${'k'.repeat(41)}]`]: 'v' }, 'query')).toMatchObject({ param: `metadata[${'k'.repeat(41)}]` });
     expect(errorOf(listEsims, { 'metadata[a][b]': 'v' }, 'query')).toMatchObject({ param: 'metadata[a][b]' });
     expect(errorOf(listEsims, { metadata: 'x' }, 'query')).toMatchObject({ code: 'invalid_parameter', param: 'metadata' });
     expect(errorOf(listEsims, { metadata: 'x', 'metadata[a]': 'y' }, 'query')).toMatchObject({ code: 'invalid_parameter', param: 'metadata' });
-    expect(errorOf(listEsims, Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`metadata[k${i}]`, 'v'])), 'query')).toMatchObject({ param: 'metadata' });
+    expect(errorOf(listEsims, Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`metadata[k${i}]`, 'v'])), 'query')).toMatchObject({
+      param: 'metadata',
+    });
     expect(errorOf(listEsims, { 'meta[a]': 'v' }, 'query')).toMatchObject({ code: 'invalid_parameter', param: 'meta[a]' });
   });
 

@@ -62,9 +62,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents exactly the public routes, none of the internal ones', () => {
-    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
-    );
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual([...ENDPOINTS].sort());
     expect(JSON.stringify(document.paths)).not.toContain('/internal/');
   });
@@ -109,9 +107,7 @@ describe('OpenAPI document', () => {
 
   it('documents the Request-Id, Service-Version and rate-limit response headers', () => {
     const headers = (operation('GET', '/v1/esim').responses as Record<string, ResponseObject>)['200']?.headers ?? {};
-    expect(Object.keys(headers)).toEqual(
-      expect.arrayContaining(['Request-Id', 'Service-Version', 'RateLimit-Policy', 'RateLimit', 'RateLimit-Remaining']),
-    );
+    expect(Object.keys(headers)).toEqual(expect.arrayContaining(['Request-Id', 'Service-Version', 'RateLimit-Policy', 'RateLimit', 'RateLimit-Remaining']));
     const tooMany = (operation('GET', '/v1/esim').responses as Record<string, ResponseObject>)['429']?.headers ?? {};
     expect(Object.keys(tooMany)).toContain('Retry-After');
   });

@@ -29,12 +29,32 @@ async function token(): Promise<string> {
   return ((await response.json()) as { data: { access_token: string } }).data.access_token;
 }
 
-interface AiraloPackage { id: string; type: string; day: number; is_unlimited: boolean; price: number; net_price: number; prices: { net_price: Record<string, number> } }
-interface Destination { slug: string; country_code: string; operators: { packages: AiraloPackage[] }[] }
-interface Listed<T> { data: T[]; meta: Record<string, unknown> }
-interface One<T> { data: T }
+interface AiraloPackage {
+  id: string;
+  type: string;
+  day: number;
+  is_unlimited: boolean;
+  price: number;
+  net_price: number;
+  prices: { net_price: Record<string, number> };
+}
+interface Destination {
+  slug: string;
+  country_code: string;
+  operators: { packages: AiraloPackage[] }[];
+}
+interface Listed<T> {
+  data: T[];
+  meta: Record<string, unknown>;
+}
+interface One<T> {
+  data: T;
+}
 
-async function call<T = unknown>(path: string, init: { method?: string; token?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {}) {
+async function call<T = unknown>(
+  path: string,
+  init: { method?: string; token?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | FormData | undefined;
@@ -57,7 +77,11 @@ async function order(accessToken: string, packageId: string, quantity: number, d
   return response.body.data;
 }
 
-interface OrderBody { id: number; code: string; description: string; sims: { iccid: string; lpa: string; matching_id: string; qrcode: string; direct_apple_installation_url: string }[];
+interface OrderBody {
+  id: number;
+  code: string;
+  description: string;
+  sims: { iccid: string; lpa: string; matching_id: string; qrcode: string; direct_apple_installation_url: string }[];
 }
 
 describe('Airalo fake: authentication', () => {
@@ -83,7 +107,10 @@ describe('Airalo fake: authentication', () => {
 
   it('answers 422 for an unknown client and 401 for a missing, unknown or expired token', async () => {
     const unknown = await call('/token', { method: 'POST', json: { client_id: 'someone-else', client_secret: 'x', grant_type: 'client_credentials' } });
-    expect(unknown).toMatchObject({ status: 422, body: { data: { client_id: 'The selected client id is invalid.' }, meta: { message: 'the parameter is invalid' } } });
+    expect(unknown).toMatchObject({
+      status: 422,
+      body: { data: { client_id: 'The selected client id is invalid.' }, meta: { message: 'the parameter is invalid' } },
+    });
     expect((await call('/balance')).status).toBe(401);
     expect((await call('/balance', { token: 'forged' })).body).toEqual({ data: [], meta: { message: 'Unauthenticated.' } });
     const accessToken = await token();
@@ -134,7 +161,9 @@ describe('Airalo fake: ordering and finding orders', () => {
     }
     expect(fake.control.counters()).toMatchObject({ purchases: 3, esimsSold: 14 });
 
-    const found = await call<Listed<{ id: number; code: string; sims: unknown[] }>>('/orders?filter[description]=ord_test_3&include=sims,status', { token: accessToken });
+    const found = await call<Listed<{ id: number; code: string; sims: unknown[] }>>('/orders?filter[description]=ord_test_3&include=sims,status', {
+      token: accessToken,
+    });
     expect(found.body.data).toHaveLength(1);
     const [listed] = found.body.data;
     expect(listed).toMatchObject({ description: 'ord_test_3', quantity: 3, status: { slug: 'completed' } });
@@ -146,20 +175,31 @@ describe('Airalo fake: ordering and finding orders', () => {
 
   it('takes the official SDK JSON body and refuses what Airalo refuses', async () => {
     const accessToken = await token();
-    const json = await call<One<unknown>>('/orders', { method: 'POST', token: accessToken, json: { package_id: 'eurolink-7days-1gb', quantity: 2, type: 'sim', description: 'ord_json' } });
+    const json = await call<One<unknown>>('/orders', {
+      method: 'POST',
+      token: accessToken,
+      json: { package_id: 'eurolink-7days-1gb', quantity: 2, type: 'sim', description: 'ord_json' },
+    });
     expect(json.status).toBe(200);
     expect(json.body.data).toMatchObject({ quantity: '2', description: 'ord_json', package_id: 'eurolink-7days-1gb' });
     const tooMany = await call('/orders', { method: 'POST', token: accessToken, json: { package_id: 'nope', quantity: 51 } });
     expect(tooMany).toMatchObject({
       status: 422,
-      body: { data: { package_id: 'The selected package is invalid.', quantity: 'The quantity may not be greater than 50.' }, meta: { message: 'the parameter is invalid' } },
+      body: {
+        data: { package_id: 'The selected package is invalid.', quantity: 'The quantity may not be greater than 50.' },
+        meta: { message: 'the parameter is invalid' },
+      },
     });
     expect(fake.control.counters().purchases).toBe(1);
   });
 
   it('delivers an async order to the webhook, signed', async () => {
     const accessToken = await token();
-    const accepted = await call<One<{ request_id: string }>>('/orders-async', { method: 'POST', token: accessToken, json: { package_id: 'elan-7days-1gb', quantity: 1, webhook_url: receiver.url, description: 'ord_async' } });
+    const accepted = await call<One<{ request_id: string }>>('/orders-async', {
+      method: 'POST',
+      token: accessToken,
+      json: { package_id: 'elan-7days-1gb', quantity: 1, webhook_url: receiver.url, description: 'ord_async' },
+    });
     expect(accepted.status).toBe(202);
     await eventually(() => receiver.received.length === 1);
     const [hook] = receiver.received;
@@ -232,22 +272,39 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
     expect(sim.body.data).toMatchObject({ iccid: placed.sims[0]!.iccid, recycled: false, simable: { id: placed.id, description: 'ord_sim' } });
     const list = await call<Listed<{ iccid: string }>>(`/sims?filter[iccid]=${placed.sims[0]!.iccid}`, { token: accessToken });
     expect(list.body.data.map((s) => s.iccid)).toEqual([placed.sims[0]!.iccid]);
-    expect(await call('/sims/8944465400000000000/usage', { token: accessToken })).toMatchObject({ status: 404, body: { data: [], meta: { message: 'messages.resource_not_found' } } });
+    expect(await call('/sims/8944465400000000000/usage', { token: accessToken })).toMatchObject({
+      status: 404,
+      body: { data: [], meta: { message: 'messages.resource_not_found' } },
+    });
   });
 
   it('refunds an unused eSIM to the balance and refuses foreign ICCIDs and unknown reasons', async () => {
     const accessToken = await token();
-    const balance = async () => (await call<One<{ balances: { availableBalance: { amount: number } } }>>('/balance', { token: accessToken })).body.data.balances.availableBalance.amount;
+    const balance = async () =>
+      (await call<One<{ balances: { availableBalance: { amount: number } } }>>('/balance', { token: accessToken })).body.data.balances.availableBalance.amount;
     const before = await balance();
     const placed = await order(accessToken, 'change-7days-1gb', 1, 'ord_refund');
-    const refund = await call<One<{ refund_id: string }>>('/refund', { method: 'POST', token: accessToken, json: { iccids: [placed.sims[0]!.iccid], reason: 'CHANGE_OF_PLAN' } });
+    const refund = await call<One<{ refund_id: string }>>('/refund', {
+      method: 'POST',
+      token: accessToken,
+      json: { iccids: [placed.sims[0]!.iccid], reason: 'CHANGE_OF_PLAN' },
+    });
     expect(refund.status).toBe(202);
     expect(refund.body.data.refund_id).toMatch(/^\d+$/);
     expect(await balance()).toBe(before);
-    expect((await call<One<{ status: { slug: string } }>>(`/orders/${placed.id}?include=status`, { token: accessToken })).body.data.status.slug).toBe('refunded');
+    expect((await call<One<{ status: { slug: string } }>>(`/orders/${placed.id}?include=status`, { token: accessToken })).body.data.status.slug).toBe(
+      'refunded',
+    );
     const foreign = await call('/refund', { method: 'POST', token: accessToken, json: { iccids: ['8900000000000000001'], reason: 'OTHERS', notes: 'x' } });
-    expect(foreign).toMatchObject({ status: 422, body: { data: [], meta: { message: 'The following ICCIDs do not belong to your company: 8900000000000000001' } } });
-    const reason = await call<{ data: { reason: string } }>('/refund', { method: 'POST', token: accessToken, json: { iccids: [placed.sims[0]!.iccid], reason: 'BORED' } });
+    expect(foreign).toMatchObject({
+      status: 422,
+      body: { data: [], meta: { message: 'The following ICCIDs do not belong to your company: 8900000000000000001' } },
+    });
+    const reason = await call<{ data: { reason: string } }>('/refund', {
+      method: 'POST',
+      token: accessToken,
+      json: { iccids: [placed.sims[0]!.iccid], reason: 'BORED' },
+    });
     expect(reason.status).toBe(422);
     expect(reason.body.data.reason).toContain('INSTALLATION_FAILURE');
   });

@@ -36,7 +36,11 @@ async function airalo(options: Parameters<typeof startAiraloFake>[0] = {}): Prom
     control: fake.control,
     origin: fake.origin,
     buy: async () => {
-      const response = await fetch(`${fake.url}/orders`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ package_id: 'change-7days-1gb', quantity: 1, description: 'ord_fault' }) });
+      const response = await fetch(`${fake.url}/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ package_id: 'change-7days-1gb', quantity: 1, description: 'ord_fault' }),
+      });
       return ((await response.json()) as { data: { sims: { iccid: string }[] } }).data.sims[0]!.iccid;
     },
     read: () => fetch(`${fake.url}/balance`, { headers }),
@@ -72,7 +76,11 @@ describe.each([
     const vendor = await start();
     const iccid = await vendor.buy();
     const post = (path: string, body?: unknown) =>
-      fetch(`${vendor.origin}/_fake${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${vendor.origin}/_fake${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     for (const step of ['install', 'attach']) expect((await post(`/esims/${iccid}/${step}`)).status).toBe(200);
     expect((await post(`/esims/${iccid}/use`, { bytes: 5_000_000 })).status).toBe(200);
     expect((await post(`/esims/${iccid}/deplete`)).status).toBe(200);
@@ -95,14 +103,18 @@ describe.each([
 
   it('comes back by itself after a timed outage set over HTTP', async () => {
     const vendor = await start();
-    const set = await fetch(`${vendor.origin}/_fake/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'down', forMs: 300 }) });
+    const set = await fetch(`${vendor.origin}/_fake/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'down', forMs: 300 }),
+    });
     expect(set.status).toBe(200);
     await expect(vendor.read()).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await vendor.read()).status).toBe(200);
   });
 
-  it('answers slowly, then with injected 429 and 5xx in the vendor\'s own words, then recovers', async () => {
+  it("answers slowly, then with injected 429 and 5xx in the vendor's own words, then recovers", async () => {
     const vendor = await start();
     await vendor.control.fault({ kind: 'slow', delayMs: 300 });
     const started = Date.now();
@@ -137,7 +149,11 @@ describe.each([
       });
     } else (vendor as Awaited<ReturnType<typeof esimGo>>).fake.control.setCallbackUrl(receiver.url);
     const iccid = await vendor.buy();
-    const put = await fetch(`${vendor.origin}/_fake/callbacks`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+    const put = await fetch(`${vendor.origin}/_fake/callbacks`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    });
     expect(put.status).toBe(200);
     await vendor.control.deplete(iccid);
     expect(receiver.received).toEqual([]);
@@ -203,7 +219,9 @@ describe('state across restarts and ICCID length', () => {
     const iccid = await first.buy();
     await first.fake.close();
     const second = await airalo({ ...credentials, stateFile: join(dir, 'airalo.json') });
-    const found = await fetch(`${second.fake.url}/orders?filter[description]=ord_fault&include=sims`, { headers: { authorization: `Bearer ${second.token}`, accept: 'application/json' } });
+    const found = await fetch(`${second.fake.url}/orders?filter[description]=ord_fault&include=sims`, {
+      headers: { authorization: `Bearer ${second.token}`, accept: 'application/json' },
+    });
     const body = (await found.json()) as { data: { sims: { iccid: string }[] }[] };
     expect(body.data[0]!.sims[0]!.iccid).toBe(iccid);
 

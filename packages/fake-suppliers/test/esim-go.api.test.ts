@@ -18,23 +18,35 @@ afterEach(async () => {
   await receiver.close();
 });
 
-interface Bundle { name: string; duration: number; unlimited: boolean; countries: { iso: string }[] }
+interface Bundle {
+  name: string;
+  duration: number;
+  unlimited: boolean;
+  countries: { iso: string }[];
+}
 
 async function call<T = unknown>(path: string, init: { method?: string; json?: unknown; key?: string | null; accept?: string } = {}) {
   const headers: Record<string, string> = { accept: init.accept ?? 'application/json' };
   if (init.key !== null) headers['x-api-key'] = init.key ?? fake.apiKey;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${fake.url}${path}`, { method: init.method ?? 'GET', headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const response = await fetch(`${fake.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
   const text = await response.text();
   const json = response.headers.get('content-type')?.includes('json');
   return { status: response.status, headers: response.headers, body: (json && text ? JSON.parse(text) : text) as T };
 }
 
 async function buy(item: string, quantity: number) {
-  const response = await call<{ orderReference: string; total: number; order: { esims: { iccid: string; matchingId: string; smdpAddress: string }[] }[] }>('/orders', {
-    method: 'POST',
-    json: { type: 'transaction', assign: true, order: [{ type: 'bundle', quantity, item, allowReassign: false }] },
-  });
+  const response = await call<{ orderReference: string; total: number; order: { esims: { iccid: string; matchingId: string; smdpAddress: string }[] }[] }>(
+    '/orders',
+    {
+      method: 'POST',
+      json: { type: 'transaction', assign: true, order: [{ type: 'bundle', quantity, item, allowReassign: false }] },
+    },
+  );
   expect(response.status).toBe(200);
   return response.body;
 }
@@ -65,7 +77,10 @@ describe('eSIM Go fake: authentication and catalogue', () => {
 
 describe('eSIM Go fake: ordering and finding eSIMs', () => {
   it('validates without charging, buys 1 to 10 eSIMs with SM-DP+ address and matching id, and finds them by customerRef', async () => {
-    const validate = await call('/orders', { method: 'POST', json: { type: 'validate', assign: true, order: [{ type: 'bundle', quantity: 2, item: 'esim_1GB_7D_GB_V2' }] } });
+    const validate = await call('/orders', {
+      method: 'POST',
+      json: { type: 'validate', assign: true, order: [{ type: 'bundle', quantity: 2, item: 'esim_1GB_7D_GB_V2' }] },
+    });
     expect(validate.body).toMatchObject({ valid: true, total: 3.6, currency: 'USD' });
     expect(fake.control.counters().purchases).toBe(0);
 
@@ -79,7 +94,8 @@ describe('eSIM Go fake: ordering and finding eSIMs', () => {
     expect(await balance()).toBeCloseTo(10_000 - 15 * 2.1, 2);
 
     const order = await buy('esim_1GB_7D_GB_V2', 2);
-    for (const { iccid } of order.order[0]!.esims) expect((await call('/esims', { method: 'PUT', json: { iccid, customerRef: 'ord_42' } })).body).toEqual({ status: 'success' });
+    for (const { iccid } of order.order[0]!.esims)
+      expect((await call('/esims', { method: 'PUT', json: { iccid, customerRef: 'ord_42' } })).body).toEqual({ status: 'success' });
     const found = await call<{ esims: { iccid: string }[] }>('/esims?filterBy=customerRef&filter=ord_42');
     expect(found.body.esims.map((e) => e.iccid).sort()).toEqual(order.order[0]!.esims.map((e) => e.iccid).sort());
     const again = await call(`/orders/${order.orderReference}`);
@@ -95,7 +111,14 @@ describe('eSIM Go fake: ordering and finding eSIMs', () => {
 
   it('refuses an order the prose forbids, with its {"message"} body', async () => {
     expect(await call('/orders', { method: 'POST', json: { assign: true, order: [] } })).toMatchObject({ status: 400, body: { message: expect.any(String) } });
-    expect((await call('/orders', { method: 'POST', json: { type: 'transaction', assign: true, order: [{ type: 'bundle', quantity: 1, item: 'esim_1gb_7d_gb_v2' }] } })).status).toBe(400);
+    expect(
+      (
+        await call('/orders', {
+          method: 'POST',
+          json: { type: 'transaction', assign: true, order: [{ type: 'bundle', quantity: 1, item: 'esim_1gb_7d_gb_v2' }] },
+        })
+      ).status,
+    ).toBe(400);
     expect(fake.control.counters().purchases).toBe(0);
   });
 });
@@ -130,7 +153,10 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
 
     const alerts = receiver.received.map((r) => JSON.parse(r.body) as { alertType: string });
     expect(alerts.map((a) => a.alertType)).toEqual(['FirstAttachment', 'FirstUse', 'Utilisation', 'Utilisation', 'Utilisation', 'Utilisation']);
-    expect(alerts.at(-1)).toMatchObject({ iccid: used, bundle: { name: 'esim_1GB_7D_GB_V2', initialQuantity: 1_000_000_000, remainingQuantity: 0, unlimited: false } });
+    expect(alerts.at(-1)).toMatchObject({
+      iccid: used,
+      bundle: { name: 'esim_1GB_7D_GB_V2', initialQuantity: 1_000_000_000, remainingQuantity: 0, unlimited: false },
+    });
     for (const r of receiver.received) {
       expect(r.headers['x-signature-sha256']).toBe(createHmac('sha256', fake.apiKey).update(r.body).digest('hex'));
     }
@@ -143,10 +169,12 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
       expect((await call<{ profileStatus: string }>(`/esims/${iccid}`)).body.profileStatus).toBe(status);
     }
     await fake.control.setBundleState(iccid!, 'processing');
-    expect((await call<{ assignments: { bundleState: string }[] }>(`/esims/${iccid}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!.bundleState).toBe('processing');
+    expect((await call<{ assignments: { bundleState: string }[] }>(`/esims/${iccid}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!.bundleState).toBe(
+      'processing',
+    );
   });
 
-  it('signs in base64 when the account is set up that way (the document\'s sample)', async () => {
+  it("signs in base64 when the account is set up that way (the document's sample)", async () => {
     await fake.close();
     fake = await startEsimGoFake({ checkResponses: true, callbackUrl: receiver.url, signatureEncoding: 'base64' });
     const [iccid] = (await buy('esim_1GB_7D_FR_V2', 1)).order[0]!.esims.map((e) => e.iccid);
@@ -168,7 +196,9 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
     const assignment = (await call<{ assignments: { id: string }[] }>(`/esims/${started}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!;
     const noRefund = await call(`/esims/${started}/bundles/esim_1GB_7D_GB_V2/assignments/${assignment.id}`, { method: 'DELETE' });
     expect(noRefund.body).toEqual({ status: 'Successfully Revoked Bundle' });
-    expect((await call<{ assignments: { bundleState: string }[] }>(`/esims/${started}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!.bundleState).toBe('revoked');
+    expect((await call<{ assignments: { bundleState: string }[] }>(`/esims/${started}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!.bundleState).toBe(
+      'revoked',
+    );
   });
 
   it('has no suspend, resume or cancel in v2.4', async () => {
@@ -180,11 +210,17 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
   });
 
   it('buys into inventory, applies from it and refunds the rest', async () => {
-    const inventoryOrder = await call<{ assigned: boolean }>('/orders', { method: 'POST', json: { type: 'transaction', assign: false, order: [{ type: 'bundle', quantity: 3, item: 'esim_1GB_7D_DE_V2' }] } });
+    const inventoryOrder = await call<{ assigned: boolean }>('/orders', {
+      method: 'POST',
+      json: { type: 'transaction', assign: false, order: [{ type: 'bundle', quantity: 3, item: 'esim_1GB_7D_DE_V2' }] },
+    });
     expect(inventoryOrder.body.assigned).toBe(false);
     const stock = (await call<{ bundles: { available: { id: number }[] }[] }>('/inventory')).body.bundles[0]!;
     expect(stock).toMatchObject({ name: 'esim_1GB_7D_DE_V2', available: [{ total: 3, remaining: 3 }] });
-    const applied = await call<{ esims: unknown[]; applyReference: string }>('/esims/apply', { method: 'POST', json: { name: 'esim_1GB_7D_DE_V2', repeat: 2 } });
+    const applied = await call<{ esims: unknown[]; applyReference: string }>('/esims/apply', {
+      method: 'POST',
+      json: { name: 'esim_1GB_7D_DE_V2', repeat: 2 },
+    });
     expect(applied.body.esims).toHaveLength(2);
     expect((await call<unknown[]>(`/esims/assignments?reference=${applied.body.applyReference}`)).body).toHaveLength(2);
     const refund = await call('/inventory/refund', { method: 'POST', json: { usageId: stock.available[0]!.id, quantity: 1 } });

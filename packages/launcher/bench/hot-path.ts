@@ -232,7 +232,11 @@ async function distributed(): Promise<void> {
     }
     for (const client of Object.values(clients)) client.close();
     await stopBare();
-    const p50 = (what: keyof typeof clients) => quantile(times[what].sort((a, b) => a - b), 0.5);
+    const p50 = (what: keyof typeof clients) =>
+      quantile(
+        times[what].sort((a, b) => a - b),
+        0.5,
+      );
     const overhead = p50('gateway') - p50('catalogue');
     const floor = p50('bare forward') - p50('catalogue');
     rows.push({
@@ -248,7 +252,14 @@ async function distributed(): Promise<void> {
 
   // 2 and 3. Reads at 20 connections.
   const version = await measure('GET /v1/version', { url: gatewayUrl, path: '/v1/version', headers: auth });
-  rows.push({ figure: 'authenticated GET /v1/version', measured: throughput(version), rps: version.rps, hello: version.hello, goal: '≥ 0.30 of hello', minRatio: 0.3 });
+  rows.push({
+    figure: 'authenticated GET /v1/version',
+    measured: throughput(version),
+    rps: version.rps,
+    hello: version.hello,
+    goal: '≥ 0.30 of hello',
+    minRatio: 0.3,
+  });
   const bundles = await measure(`GET ${BUNDLES}`, { url: gatewayUrl, path: BUNDLES, headers: auth });
   rows.push({ figure: `GET ${BUNDLES}`, measured: throughput(bundles), rps: bundles.rps, hello: bundles.hello, goal: '≥ 0.25 of hello', minRatio: 0.25 });
   // The same read forwarded every time (the edge cache skipped): what a first or a varied read costs.
@@ -267,7 +278,11 @@ async function distributed(): Promise<void> {
   // Where an order's CPU goes, per process: what a change to the path moves, whatever the
   // shared machine's speed (a rate moves with it).
   const meter = cpuMeter({
-    ...Object.fromEntries(Object.values(stack.names).flat().map((name) => [name, () => [stack.supervisor.pid(name) ?? 0]])),
+    ...Object.fromEntries(
+      Object.values(stack.names)
+        .flat()
+        .map((name) => [name, () => [stack.supervisor.pid(name) ?? 0]]),
+    ),
     postgres: () => pidsNamed('postgres'),
     'nats-server': () => pidsNamed('nats-server'),
     'redis-server': () => pidsNamed('redis-server'),
@@ -281,7 +296,14 @@ async function distributed(): Promise<void> {
         perOrder.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', '),
     );
   }
-  rows.push({ figure: 'POST /v1/esim (idempotency on, PostgreSQL)', measured: throughput(orders, 'orders/s'), rps: orders.rps, hello: orders.hello, goal: '≥ 300 orders/s', met: orders.rps >= 300 && orders.ok > 0 });
+  rows.push({
+    figure: 'POST /v1/esim (idempotency on, PostgreSQL)',
+    measured: throughput(orders, 'orders/s'),
+    rps: orders.rps,
+    hello: orders.hello,
+    goal: '≥ 300 orders/s',
+    met: orders.rps >= 300 && orders.ok > 0,
+  });
 
   // 5. Order → verified webhook, under a steady moderate stream once the backlog of the load
   // above has drained (else its events would queue in front of these).
@@ -425,14 +447,26 @@ async function embedded(): Promise<void> {
   log(`ready in ${seconds(first.readyMs)}`);
   // The dev key is written just after the gateway starts listening.
   const keyDeadline = performance.now() + 30_000;
-  while ((await fetch(`${url}/v1/version`, { headers: auth }).then((response) => response.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${url}/v1/version`, { headers: auth }).then(
+      (response) => response.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (performance.now() > keyDeadline) throw new Error('the embedded dev key did not work within 30 s of /readyz');
     await sleep(50);
   }
   if (args.profile === 'embedded') profileWindow.from = profileClock();
 
   const version = await measure('embedded GET /v1/version', { url, path: '/v1/version', headers: auth });
-  rows.push({ figure: 'embedded (pnpm start) GET /v1/version', measured: throughput(version), rps: version.rps, hello: version.hello, goal: '≥ 0.20 of hello', minRatio: 0.2 });
+  rows.push({
+    figure: 'embedded (pnpm start) GET /v1/version',
+    measured: throughput(version),
+    rps: version.rps,
+    hello: version.hello,
+    goal: '≥ 0.20 of hello',
+    minRatio: 0.2,
+  });
   const orders = await measure('embedded POST /v1/esim', {
     url,
     path: '/v1/esim',
@@ -441,10 +475,22 @@ async function embedded(): Promise<void> {
     body: ORDER,
     perRequestHeaders: idempotencyKey,
   });
-  rows.push({ figure: 'embedded POST /v1/esim', measured: throughput(orders, 'orders/s'), rps: orders.rps, hello: orders.hello, goal: '≥ 100 orders/s', met: orders.rps >= 100 && orders.ok > 0 });
+  rows.push({
+    figure: 'embedded POST /v1/esim',
+    measured: throughput(orders, 'orders/s'),
+    rps: orders.rps,
+    hello: orders.hello,
+    goal: '≥ 100 orders/s',
+    met: orders.rps >= 100 && orders.ok > 0,
+  });
   if (args.profile === 'embedded') profileWindow.to = profileClock();
   const memory = await memoryOf(first.pid);
-  rows.push({ figure: 'embedded memory after load (VmRSS)', measured: `${Math.round(memory.rss)} MiB (peak ${Math.round(memory.peak)} MiB)`, goal: '< 400 MB', met: memory.rss * 1.048576 < 400 });
+  rows.push({
+    figure: 'embedded memory after load (VmRSS)',
+    measured: `${Math.round(memory.rss)} MiB (peak ${Math.round(memory.peak)} MiB)`,
+    goal: '< 400 MB',
+    met: memory.rss * 1.048576 < 400,
+  });
   await stopFirst();
 
   const warm = await startEmbedded(options);
@@ -497,14 +543,21 @@ try {
   console.log('');
   console.log(
     `hello world (express 5.1.0 in a child process, GET /, ${CONNECTIONS} connections, ${HELLO_SECONDS} s just before each figure with a ratio): ` +
-      `${hellos.map((rps) => Math.round(rps)).join(', ')} req/s (median ${Math.round(quantile([...hellos].sort((a, b) => a - b), 0.5))})`,
+      `${hellos.map((rps) => Math.round(rps)).join(', ')} req/s (median ${Math.round(
+        quantile(
+          [...hellos].sort((a, b) => a - b),
+          0.5,
+        ),
+      )})`,
   );
   for (const note of notes) console.log(note);
   console.log(
     `OTLP sink received ${sink.received.traces.requests} trace exports (${(sink.received.traces.bytes / 1024 / 1024).toFixed(1)} MiB) ` +
       `and ${sink.received.metrics.requests} metric exports`,
   );
-  console.log(`load average at start ${load1} ${load5} ${load15}, at the end ${endLoad1} ${endLoad5} ${endLoad15}; ${availableParallelism()} cores; run took ${seconds(performance.now() - startedAt)}`);
+  console.log(
+    `load average at start ${load1} ${load5} ${load15}, at the end ${endLoad1} ${endLoad5} ${endLoad15}; ${availableParallelism()} cores; run took ${seconds(performance.now() - startedAt)}`,
+  );
   await printProfiles();
 } catch (error) {
   if (!interrupted) {

@@ -105,7 +105,12 @@ export async function startDistributedStack(options: DistributedStackOptions): P
         const ports = portsOf[peer] ?? [];
         peers[variable] = `http://127.0.0.1:${ports[index % ports.length]}`;
       }
-      const spec: SupervisedService = { service: service.name, name, port, env: { ...peers, ...options.envOf?.[service.name], ...(name !== service.name && options.envOf?.[name]) } };
+      const spec: SupervisedService = {
+        service: service.name,
+        name,
+        port,
+        env: { ...peers, ...options.envOf?.[service.name], ...(name !== service.name && options.envOf?.[name]) },
+      };
       if (service.name === 'gateway') {
         const adminPort = await freePort();
         spec.env = { ...spec.env, ADMIN_PORT: String(adminPort) };

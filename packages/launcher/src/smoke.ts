@@ -24,7 +24,14 @@ databaseUrl.pathname = `/${databaseName}`;
 
 const child = spawn(process.execPath, ['packages/launcher/src/distributed.ts'], {
   cwd: root,
-  env: { ...process.env, DATABASE_URL: databaseUrl.toString(), PORT: String(port), ADMIN_PORT: '0', DEV_TEST_KEY: testKey, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  env: {
+    ...process.env,
+    DATABASE_URL: databaseUrl.toString(),
+    PORT: String(port),
+    ADMIN_PORT: '0',
+    DEV_TEST_KEY: testKey,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  },
   stdio: 'inherit',
 });
 
@@ -50,7 +57,17 @@ try {
     const response = await fetch(`${base}/v1/openapi.json`);
     expect(response.status === 200, `status ${response.status}`);
     const doc = (await response.json()) as { paths: Record<string, unknown> };
-    for (const path of ['/v1/version', '/v1/esim', '/v1/esim/bundles', '/v1/esim/{id}', '/v1/events', '/v1/events/replay', '/v1/test/usage', '/v1/test/error', '/v1/api_keys']) {
+    for (const path of [
+      '/v1/version',
+      '/v1/esim',
+      '/v1/esim/bundles',
+      '/v1/esim/{id}',
+      '/v1/events',
+      '/v1/events/replay',
+      '/v1/test/usage',
+      '/v1/test/error',
+      '/v1/api_keys',
+    ]) {
       expect(path in doc.paths, `missing ${path}`);
     }
   });
@@ -78,7 +95,9 @@ try {
     const deadline = Date.now() + 30_000;
     let seen = 0;
     while (Date.now() < deadline) {
-      const events = (await (await fetch(`${base}/v1/events?limit=100`, { headers: auth })).json()) as { data?: { type: string; data: { object?: { id?: string } } }[] };
+      const events = (await (await fetch(`${base}/v1/events?limit=100`, { headers: auth })).json()) as {
+        data?: { type: string; data: { object?: { id?: string } } }[];
+      };
       seen = (events.data ?? []).filter((event) => event.type === 'esim.released' && ids.has(event.data.object?.id ?? '')).length;
       if (seen === ids.size) return;
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -107,14 +107,21 @@ describe('pnpm cli listen', () => {
   test('with the dev key of a local pnpm start, follows the new dev key a restart made', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cli-listen-dev-'));
     const account = await createAccount(stack.db.knex);
-    const writeDevKey = (key: string) => writeFile(path.join(dataDir, 'dev-keys.json'), JSON.stringify({ accountId: account.account.id, testKey: key }), { mode: 0o600 });
+    const writeDevKey = (key: string) =>
+      writeFile(path.join(dataDir, 'dev-keys.json'), JSON.stringify({ accountId: account.account.id, testKey: key }), { mode: 0o600 });
     await writeDevKey(account.test.secret);
     const own: string[] = [];
     const child = spawn(process.execPath, [cliMain, 'listen', '--forward-to', receiver.url, '--url', stack.composition.gatewayUrl], {
       env: { ...process.env, DATA_DIR: dataDir, CONNECTIVITY_WEBHOOK_SECRET: '', CONNECTIVITY_API_KEY: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const collect = (chunk: Buffer) => own.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    const collect = (chunk: Buffer) =>
+      own.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     try {
@@ -129,13 +136,18 @@ describe('pnpm cli listen', () => {
       await stack.bus.notify(KEY_CHANGES_SUBJECT, { keyIds: [account.test.key.id] });
       await expect.poll(() => own.some((line) => line.includes('new dev key')), { timeout: 20_000, message: own.join('\n') }).toBe(true);
       // Connected again, now with the new key (a stream starts after what was stored before it opened).
-      await expect.poll(() => own.slice(own.findIndex((line) => line.includes('new dev key'))).some((line) => /connected/.test(line)), { timeout: 20_000 }).toBe(true);
+      await expect
+        .poll(() => own.slice(own.findIndex((line) => line.includes('new dev key'))).some((line) => /connected/.test(line)), { timeout: 20_000 })
+        .toBe(true);
 
       const order = await stack.call(rotated.secret, 'POST', '/v1/esim', { bundle: 'esim_5GB_30D_EU', quantity: 1 });
       expect(order.status).toBe(201);
       const esimId = (order.body as unknown as Order).esims[0]?.id;
       await expect
-        .poll(() => [...receiver.delivered.values()].some((event) => (event.data.object as { id?: string }).id === esimId), { timeout: 20_000, message: own.join('\n') })
+        .poll(() => [...receiver.delivered.values()].some((event) => (event.data.object as { id?: string }).id === esimId), {
+          timeout: 20_000,
+          message: own.join('\n'),
+        })
         .toBe(true);
       expect(child.exitCode, own.join('\n')).toBeNull();
     } finally {

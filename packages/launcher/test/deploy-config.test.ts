@@ -274,17 +274,28 @@ describe('docker-compose.yml', () => {
     for (const name of SERVICES) expect(service(name).stop_grace_period, name).toBe('30s');
   });
 
-  const dummy = { INTERNAL_TOKEN: 'x', CURSOR_SECRET: 'x', WEBHOOK_SECRET_KEY: 'x', ADMIN_TOKEN: 'x', CI_OTLP_PORT: '4318', CI_STAND_IN_TAG: 'x', CI_IMAGE_TAG: 'x' };
-  it.skipIf(!hasDockerCompose).each([[['docker-compose.yml']], [['docker-compose.yml', 'deploy/ci/compose.yml']]])('passes `docker-compose config -q` (%j)', (files) => {
-    const result = spawnSync('docker-compose', [...files.flatMap((file) => ['-f', path.join(root, file)]), 'config', '-q'], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...process.env, ...dummy },
-    });
-    expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
-  });
+  const dummy = {
+    INTERNAL_TOKEN: 'x',
+    CURSOR_SECRET: 'x',
+    WEBHOOK_SECRET_KEY: 'x',
+    ADMIN_TOKEN: 'x',
+    CI_OTLP_PORT: '4318',
+    CI_STAND_IN_TAG: 'x',
+    CI_IMAGE_TAG: 'x',
+  };
+  it.skipIf(!hasDockerCompose).each([[['docker-compose.yml']], [['docker-compose.yml', 'deploy/ci/compose.yml']]])(
+    'passes `docker-compose config -q` (%j)',
+    (files) => {
+      const result = spawnSync('docker-compose', [...files.flatMap((file) => ['-f', path.join(root, file)]), 'config', '-q'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, ...dummy },
+      });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    },
+  );
 });
 
 // ---- the collector ---------------------------------------------------------------------------------
@@ -348,7 +359,8 @@ describe('deploy/prometheus/prometheus.yml', () => {
     const problems: string[] = [];
     for (const rule of alerts.groups.flatMap((g) => g.rules)) {
       for (const name of metricNames(rule.expr)) if (name !== 'up' && !SERIES_NAMES.has(name)) problems.push(`${rule.alert}: unknown metric ${name}`);
-      for (const s of selectors(rule.expr)) if (!s.matchers.includes('source!="collector"')) problems.push(`${rule.alert}: ${s.name} counts the collector's copy too`);
+      for (const s of selectors(rule.expr))
+        if (!s.matchers.includes('source!="collector"')) problems.push(`${rule.alert}: ${s.name} counts the collector's copy too`);
       if (!['page', 'ticket'].includes(rule.labels?.severity ?? '')) problems.push(`${rule.alert}: severity ${rule.labels?.severity}`);
     }
     expect(problems).toEqual([]);
@@ -400,7 +412,10 @@ function discover(workload: IDeployment | IJob, podIp: string): Record<string, s
   for (const [key, value] of Object.entries(template?.metadata?.labels ?? {})) meta[`__meta_kubernetes_pod_label_${sanitize(key)}`] = value;
   for (const [key, value] of Object.entries(template?.metadata?.annotations ?? {})) meta[`__meta_kubernetes_pod_annotation_${sanitize(key)}`] = value;
   const host = podIp.includes(':') ? `[${podIp}]` : podIp;
-  const containers = [...(template?.spec?.initContainers ?? []).map((c) => ({ c, init: 'true' })), ...(template?.spec?.containers ?? []).map((c) => ({ c, init: 'false' }))];
+  const containers = [
+    ...(template?.spec?.initContainers ?? []).map((c) => ({ c, init: 'true' })),
+    ...(template?.spec?.containers ?? []).map((c) => ({ c, init: 'false' })),
+  ];
   return containers.flatMap(({ c, init }) => {
     const base = { ...meta, __meta_kubernetes_pod_container_name: c.name, __meta_kubernetes_pod_container_init: init };
     if (!c.ports?.length) return [{ ...base, __address__: host }];
@@ -481,7 +496,12 @@ describe('deploy/grafana/dashboards/connectivity.json', () => {
   it.skipIf(!hasPromtool)('has only expressions Prometheus parses', () => {
     // Grafana's variables as Grafana would fill them in, each expression as a recording rule.
     const fill = (expr: string) =>
-      expr.replaceAll('$__rate_interval', '1m').replaceAll('$__range', '1h').replaceAll('$__interval', '15s').replaceAll('$service', '.*').replaceAll('$source', 'scrape');
+      expr
+        .replaceAll('$__rate_interval', '1m')
+        .replaceAll('$__range', '1h')
+        .replaceAll('$__interval', '15s')
+        .replaceAll('$service', '.*')
+        .replaceAll('$source', 'scrape');
     const rules = dashboardExprs.map(({ expr }, i) => ({ record: `dashboard:expr_${i}`, expr: fill(expr) }));
     const file = path.join(scratch, 'dashboard-rules.yml');
     writeFileSync(file, stringifyYaml({ groups: [{ name: 'dashboard', rules }] }));
@@ -526,7 +546,9 @@ describe('docs/runbook.md', () => {
 describe('the PromQL reader of this test', () => {
   it('finds metric names, not functions, labels, keywords or variables', () => {
     expect(
-      metricNames('histogram_quantile(0.99, sum by (service, le) (rate(a_bucket{x=~"$service", y="b c"}[$__rate_interval]))) / on(x) group_left(y) b offset 5m > 1e3 and up'),
+      metricNames(
+        'histogram_quantile(0.99, sum by (service, le) (rate(a_bucket{x=~"$service", y="b c"}[$__rate_interval]))) / on(x) group_left(y) b offset 5m > 1e3 and up',
+      ),
     ).toEqual(['a_bucket', 'b', 'up']);
   });
 });

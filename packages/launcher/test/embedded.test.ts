@@ -39,7 +39,15 @@ describe('pnpm start (embedded)', () => {
   const liveKey = key('sk_live_');
 
   async function start(): Promise<void> {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), ADMIN_PORT: '0', DATA_DIR: dataDir, DEV_TEST_KEY: testKey, DEV_LIVE_KEY: liveKey, LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      ADMIN_PORT: '0',
+      DATA_DIR: dataDir,
+      DEV_TEST_KEY: testKey,
+      DEV_LIVE_KEY: liveKey,
+      LOG_LEVEL: 'warn',
+    };
     delete env.DATABASE_URL;
     delete env.NATS_URL;
     // pnpm start's own default is what is tested.

@@ -80,7 +80,15 @@ describe('end to end through the gateway', () => {
     const after = await api('GET', `/v1/esim/${esim?.id}`);
     expect(after.body).toMatchObject({ state: 'expired', data_used_bytes: limit });
 
-    const expected = ['esim.released', 'esim.installed', 'esim.activated', 'esim.usage.threshold', 'esim.usage.threshold', 'esim.usage.threshold', 'esim.expired'];
+    const expected = [
+      'esim.released',
+      'esim.installed',
+      'esim.activated',
+      'esim.usage.threshold',
+      'esim.usage.threshold',
+      'esim.usage.threshold',
+      'esim.expired',
+    ];
     await vi.waitFor(
       () => {
         const forEsim = delivered.filter((event) => event.data.object?.id === esim?.id);
@@ -96,7 +104,12 @@ describe('end to end through the gateway', () => {
     const events = await api('GET', '/v1/events?limit=100');
     expect(events.status).toBe(200);
     const logged = (events.body.data as Delivered[]).filter((event) => event.data.object?.id === esim?.id);
-    expect(logged.map((event) => event.id).sort()).toEqual(delivered.filter((event) => event.data.object?.id === esim?.id).map((event) => event.id).sort());
+    expect(logged.map((event) => event.id).sort()).toEqual(
+      delivered
+        .filter((event) => event.data.object?.id === esim?.id)
+        .map((event) => event.id)
+        .sort(),
+    );
     expect(logged.at(-1)?.type).toBe('esim.released');
   }, 120_000);
 });

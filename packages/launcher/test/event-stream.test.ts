@@ -125,7 +125,10 @@ describe('the event stream through the gateway', () => {
     expect(refused.errorBody?.error.code).toBe('live_key_test_resource');
 
     const other = await createAccount(stack.db.knex);
-    await stack.db.knex('gateway.api_keys').where({ id: other.test.key.id }).update({ scopes: ['esim:read', 'esim:write'] });
+    await stack.db
+      .knex('gateway.api_keys')
+      .where({ id: other.test.key.id })
+      .update({ scopes: ['esim:read', 'esim:write'] });
     const outOfScope = await stream(other.test.secret);
     expect(outOfScope.status).toBe(403);
     expect(outOfScope.errorBody?.error.code).toBe('key_out_of_scope');
@@ -157,7 +160,9 @@ describe('the event stream through the gateway', () => {
     // Made while no stream is open.
     const meanwhile = await buy(testKey, 3);
     const stored = await storedEvents(testKey, (events) => eventsOf(meanwhile)(events).length === 3);
-    const missed = eventsOf(meanwhile)(stored).map((event) => event.id).sort();
+    const missed = eventsOf(meanwhile)(stored)
+      .map((event) => event.id)
+      .sort();
 
     const resumed = await stream(testKey, '?types=esim.*', { 'last-event-id': seen?.id ?? '' });
     const caughtUp = await resumed.waitFor(3);

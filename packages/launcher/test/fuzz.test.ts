@@ -79,15 +79,17 @@ function bodyFor(fields: string[]): fc.Arbitrary<Buffer | undefined> {
 
 /** Percent-encodes the UTF-8 bytes of any string (lone surrogates too, as U+FFFD, as a client would). */
 const encode = (value: string): string =>
-  [...Buffer.from(value, 'utf8')].map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(value, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 
 /** A path segment as a client might send it: encoded, half-encoded, or with URL syntax kept. */
-const segment = text.map((value) => encode(value)).chain((encoded) =>
-  fc.constantFrom(encoded, encoded.replaceAll('%2F', '/'), encoded.replaceAll('%25', '%'), encoded.replaceAll('%2E', '.')),
-);
+const segment = text
+  .map((value) => encode(value))
+  .chain((encoded) => fc.constantFrom(encoded, encoded.replaceAll('%2F', '/'), encoded.replaceAll('%25', '%'), encoded.replaceAll('%2E', '.')));
 
 const schemaKeys = (schema: unknown): string[] => {
-  const shape = (schema as { shape?: Record<string, unknown>; _def?: { schema?: unknown; innerType?: unknown } } | undefined);
+  const shape = schema as { shape?: Record<string, unknown>; _def?: { schema?: unknown; innerType?: unknown } } | undefined;
   if (!shape) return [];
   if (shape.shape) return Object.keys(shape.shape);
   return schemaKeys(shape._def?.schema ?? shape._def?.innerType);
@@ -103,10 +105,9 @@ function requestFor(keys: string[]): fc.Arbitrary<Sent> {
         maxLength: 3,
       })
       .map((values) => entry.route.path.replace(/:[A-Za-z]+/g, () => values.shift() ?? 'x'));
-    const query = fc.array(
-      fc.tuple(fc.oneof(fc.constantFrom(...declaredQuery, 'limit', 'cursor', 'x'), text), fc.oneof(text, fc.integer().map(String))),
-      { maxLength: 4 },
-    );
+    const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...declaredQuery, 'limit', 'cursor', 'x'), text), fc.oneof(text, fc.integer().map(String))), {
+      maxLength: 4,
+    });
     const headers = fc.record(
       {
         authorization: fc.oneof(
@@ -115,7 +116,10 @@ function requestFor(keys: string[]): fc.Arbitrary<Sent> {
         ),
         // Mostly the served version, so most requests get past the version check to the services.
         'service-version': fc.oneof({ weight: 6, arbitrary: fc.constant('2026-09-01') }, { weight: 1, arbitrary: fc.constantFrom('2020-01-01', '', 'x') }),
-        'idempotency-key': fc.oneof(fc.string({ minLength: 8, maxLength: 20 }).map((value) => value.replace(/[^\x21-\x7e]/g, 'k')), fc.constantFrom('short', 'k'.repeat(200))),
+        'idempotency-key': fc.oneof(
+          fc.string({ minLength: 8, maxLength: 20 }).map((value) => value.replace(/[^\x21-\x7e]/g, 'k')),
+          fc.constantFrom('short', 'k'.repeat(200)),
+        ),
         'content-type': fc.oneof(
           { weight: 6, arbitrary: fc.constant('application/json') },
           { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded') },
@@ -123,16 +127,21 @@ function requestFor(keys: string[]): fc.Arbitrary<Sent> {
       },
       { requiredKeys: ['authorization'] },
     );
-    return fc.record({
-      method: fc.oneof({ weight: 5, arbitrary: fc.constant(entry.route.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS') }),
-      path: path.map((p) => (p.startsWith('/') ? p : `/${p}`)),
-      query,
-      headers,
-      body: bodyFor(declaredBody),
-    }).map(({ method, path: p, query: q, headers: h, body }) => {
-      const search = q.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
-      return { method, path: search ? `${p}?${search}` : p, headers: h, body: method === 'GET' ? undefined : body };
-    });
+    return fc
+      .record({
+        method: fc.oneof(
+          { weight: 5, arbitrary: fc.constant(entry.route.method) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS') },
+        ),
+        path: path.map((p) => (p.startsWith('/') ? p : `/${p}`)),
+        query,
+        headers,
+        body: bodyFor(declaredBody),
+      })
+      .map(({ method, path: p, query: q, headers: h, body }) => {
+        const search = q.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
+        return { method, path: search ? `${p}?${search}` : p, headers: h, body: method === 'GET' ? undefined : body };
+      });
   });
 }
 

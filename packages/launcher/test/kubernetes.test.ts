@@ -184,7 +184,8 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
         if (!selectsLabels(service.spec?.selector, podLabels(deployment))) problems.push(`Service ${name}: does not select the ${name} pods`);
         const port = service.spec?.ports?.find((p) => p.port === HTTP_PORT);
         if (!port) problems.push(`Service ${name}: no port ${HTTP_PORT}`);
-        else if (resolvePort(mainContainer(deployment), port.targetPort) !== HTTP_PORT) problems.push(`Service ${name}: port ${HTTP_PORT} does not reach the container's ${HTTP_PORT}`);
+        else if (resolvePort(mainContainer(deployment), port.targetPort) !== HTTP_PORT)
+          problems.push(`Service ${name}: port ${HTTP_PORT} does not reach the container's ${HTTP_PORT}`);
       }
     }
     expect(problems).toEqual([]);
@@ -264,7 +265,9 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
     const problems: string[] = [];
     for (const deployment of deployments) {
       const name = nameOf(deployment);
-      const hpa = hpas.filter((h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === name && h.spec.scaleTargetRef.apiVersion === 'apps/v1');
+      const hpa = hpas.filter(
+        (h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === name && h.spec.scaleTargetRef.apiVersion === 'apps/v1',
+      );
       if (hpa.length !== 1) problems.push(`${name}: ${hpa.length} HorizontalPodAutoscalers target it, expected 1`);
       const minReplicas = hpa[0]?.spec?.minReplicas ?? 1;
       if (hpa[0] && minReplicas > (hpa[0].spec?.maxReplicas ?? 0)) problems.push(`${name}: HPA minReplicas above maxReplicas`);
@@ -276,7 +279,8 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
       if (others.length > 0) problems.push(`${name}: its PodDisruptionBudget also selects ${others.map(nameOf).join(', ')}`);
       // A budget a node drain can never satisfy blocks cluster upgrades.
       const minAvailable = pdb[0]?.spec?.minAvailable;
-      if (typeof minAvailable === 'number' && minAvailable >= minReplicas) problems.push(`${name}: PDB minAvailable ${minAvailable} leaves no pod evictable at ${minReplicas} replicas`);
+      if (typeof minAvailable === 'number' && minAvailable >= minReplicas)
+        problems.push(`${name}: PDB minAvailable ${minAvailable} leaves no pod evictable at ${minReplicas} replicas`);
     }
     expect(problems).toEqual([]);
   });
@@ -295,7 +299,8 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
       const init = podSpec(deployment).initContainers ?? [];
       const waits = init.find((c) => c.command?.join(' ') === MIGRATE_COMMAND.join(' '));
       if (!waits) problems.push(`${nameOf(deployment)}: no init container runs the migrations`);
-      else if (waits.image !== migrate?.image) problems.push(`${nameOf(deployment)}: init container runs ${waits.image ?? '(none)'}, the Job ${migrate?.image ?? '(none)'}`);
+      else if (waits.image !== migrate?.image)
+        problems.push(`${nameOf(deployment)}: init container runs ${waits.image ?? '(none)'}, the Job ${migrate?.image ?? '(none)'}`);
     }
     expect(problems).toEqual([]);
   });
@@ -336,16 +341,22 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
       const host = url.hostname.split('.');
       const service = services.find((s) => nameOf(s) === host[0]);
       const callee = deploymentOf(call.to);
-      if (!service || !callee || !selectsLabels(service.spec?.selector, podLabels(callee))) problems.push(`${call.from}: ${call.variable}=${value} does not reach ${call.to}`);
+      if (!service || !callee || !selectsLabels(service.spec?.selector, podLabels(callee)))
+        problems.push(`${call.from}: ${call.variable}=${value} does not reach ${call.to}`);
       else if (host.length > 1 && host[1] !== namespace) problems.push(`${call.from}: ${call.variable}=${value} names another namespace`);
-      else if (!service.spec?.ports?.some((p) => p.port === Number(url.port || 80))) problems.push(`${call.from}: ${call.variable}=${value}: no such port on Service ${nameOf(service)}`);
+      else if (!service.spec?.ports?.some((p) => p.port === Number(url.port || 80)))
+        problems.push(`${call.from}: ${call.variable}=${value}: no such port on Service ${nameOf(service)}`);
     }
     expect(problems).toEqual([]);
   });
 
   it('denies ingress by default, and lets through only the calls the services make', () => {
     const defaultDeny = policies.filter(
-      (p) => Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 && !p.spec?.podSelector?.matchExpressions?.length && (p.spec?.policyTypes ?? []).includes('Ingress') && !p.spec?.ingress?.length,
+      (p) =>
+        Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+        !p.spec?.podSelector?.matchExpressions?.length &&
+        (p.spec?.policyTypes ?? []).includes('Ingress') &&
+        !p.spec?.ingress?.length,
     );
     expect(defaultDeny.map(nameOf), 'a default-deny ingress NetworkPolicy').toHaveLength(1);
 
@@ -435,13 +446,19 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
     for (const deployment of deployments) {
       const name = nameOf(deployment);
       const spec = podSpec(deployment);
-      if (spec.terminationGracePeriodSeconds !== 30) problems.push(`${name}: terminationGracePeriodSeconds ${spec.terminationGracePeriodSeconds ?? '(default)'}, expected 30`);
+      if (spec.terminationGracePeriodSeconds !== 30)
+        problems.push(`${name}: terminationGracePeriodSeconds ${spec.terminationGracePeriodSeconds ?? '(default)'}, expected 30`);
       const preStop = mainContainer(deployment)?.lifecycle?.preStop?.exec?.command ?? [];
       // The preStop sleep plus the service's own drain (under 10 s) must fit in the grace period.
-      if (preStop[0] !== 'sleep' || !(Number(preStop[1]) > 0 && Number(preStop[1]) <= 15)) problems.push(`${name}: preStop should sleep a few seconds while the endpoint is removed`);
+      if (preStop[0] !== 'sleep' || !(Number(preStop[1]) > 0 && Number(preStop[1]) <= 15))
+        problems.push(`${name}: preStop should sleep a few seconds while the endpoint is removed`);
       const annotations = deployment.spec?.template.metadata?.annotations ?? {};
       const metricsPort = METRICS_PORT[name as Deployable];
-      if (annotations['prometheus.io/scrape'] !== 'true' || annotations['prometheus.io/path'] !== '/metrics' || annotations['prometheus.io/port'] !== String(metricsPort)) {
+      if (
+        annotations['prometheus.io/scrape'] !== 'true' ||
+        annotations['prometheus.io/path'] !== '/metrics' ||
+        annotations['prometheus.io/port'] !== String(metricsPort)
+      ) {
         problems.push(`${name}: Prometheus scrape annotations missing or not on port ${metricsPort}`);
       } else if (!mainContainer(deployment)?.ports?.some((p) => p.containerPort === metricsPort)) {
         problems.push(`${name}: scraped on port ${metricsPort}, which its container does not declare`);
@@ -526,9 +543,7 @@ describe('deploy/kubernetes as files', () => {
     expect(user, 'the runtime stage sets a numeric USER (k8s can verify runAsNonRoot only for a number)').toMatch(/^\d+(:\d+)?$/);
     const uid = Number(user?.split(':')[0]);
     expect(uid).toBeGreaterThan(0);
-    const runAsUsers = new Set(
-      ofKind<IDeployment>(render('production'), 'Deployment').map((d) => d.spec?.template.spec?.securityContext?.runAsUser),
-    );
+    const runAsUsers = new Set(ofKind<IDeployment>(render('production'), 'Deployment').map((d) => d.spec?.template.spec?.securityContext?.runAsUser));
     expect([...runAsUsers]).toEqual([uid]);
     expect(runtime).toMatch(/^HEALTHCHECK .*\/healthz/m);
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-\S+$/m);
@@ -560,7 +575,12 @@ describe('test/support/kustomize.ts', () => {
 
   const scratch = mkdtempSync(path.join(tmpdir(), 'kustomize-test-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-  const deployment = ['apiVersion: apps/v1', 'kind: Deployment', 'metadata: {name: web}', 'spec: {template: {spec: {containers: [{name: web, image: web}]}}}'].join('\n');
+  const deployment = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: {name: web}',
+    'spec: {template: {spec: {containers: [{name: web, image: web}]}}}',
+  ].join('\n');
 
   function kustomization(name: string, body: string): string {
     const dir = path.join(scratch, name);
@@ -572,10 +592,25 @@ describe('test/support/kustomize.ts', () => {
 
   it.each([
     ['an unsupported field', 'unknown-field', 'namePrefix: x-\n', /namePrefix.*not supported/],
-    ['a list in a strategic-merge patch', 'smp-list', 'patches:\n  - patch: |-\n      {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: []}}}}\n', /list "containers"/],
+    [
+      'a list in a strategic-merge patch',
+      'smp-list',
+      'patches:\n  - patch: |-\n      {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {template: {spec: {containers: []}}}}\n',
+      /list "containers"/,
+    ],
     ['a patch that matches nothing', 'no-match', 'patches:\n  - target: {kind: Job}\n    patch: "[{op: remove, path: /spec}]"\n', /matches no resource/],
-    ['a rename without allowNameChange', 'rename', 'patches:\n  - target: {kind: Deployment}\n    patch: "[{op: replace, path: /metadata/name, value: other}]"\n', /allowNameChange/],
-    ['a JSON patch on a missing path', 'missing-path', 'patches:\n  - target: {kind: Deployment}\n    patch: "[{op: replace, path: /spec/replicas, value: 2}]"\n', /does not exist/],
+    [
+      'a rename without allowNameChange',
+      'rename',
+      'patches:\n  - target: {kind: Deployment}\n    patch: "[{op: replace, path: /metadata/name, value: other}]"\n',
+      /allowNameChange/,
+    ],
+    [
+      'a JSON patch on a missing path',
+      'missing-path',
+      'patches:\n  - target: {kind: Deployment}\n    patch: "[{op: replace, path: /spec/replicas, value: 2}]"\n',
+      /does not exist/,
+    ],
   ])('refuses %s rather than render it differently from kustomize', (_what, name, body, message) => {
     const dir = kustomization(name, body);
     expect(() => renderKustomization(dir)).toThrow(KustomizeError);

@@ -151,7 +151,10 @@ describe('the SDK against the running system', () => {
   });
 
   test('typed calls buy, move and use an eSIM; the webhooks verify as typed events', async () => {
-    const hook = await client.webhooks.createWebhook({ headers: { 'idempotency-key': 'sdk-hook-0001' }, body: { url: receiverUrl, enabled_events: ['esim.released', 'esim.installed'] } });
+    const hook = await client.webhooks.createWebhook({
+      headers: { 'idempotency-key': 'sdk-hook-0001' },
+      body: { url: receiverUrl, enabled_events: ['esim.released', 'esim.installed'] },
+    });
     if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
     secret = hook.body.secret;
 
@@ -168,10 +171,18 @@ describe('the SDK against the running system', () => {
     expect(again.status === 201 && again.body.id).toBe(order.body.id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
 
-    const moved = await client.esim.updateEsim({ params: { id: esim?.id ?? '' }, headers: { 'idempotency-key': 'sdk-move-00001' }, body: { state: 'installed' } });
+    const moved = await client.esim.updateEsim({
+      params: { id: esim?.id ?? '' },
+      headers: { 'idempotency-key': 'sdk-move-00001' },
+      body: { state: 'installed' },
+    });
     expect(moved.status === 200 && moved.body.state).toBe('installed');
 
-    const refused = await client.esim.updateEsim({ params: { id: esim?.id ?? '' }, headers: { 'idempotency-key': 'sdk-move-00002' }, body: { state: 'released' } });
+    const refused = await client.esim.updateEsim({
+      params: { id: esim?.id ?? '' },
+      headers: { 'idempotency-key': 'sdk-move-00002' },
+      body: { state: 'released' },
+    });
     expect(refused.status).toBe(409);
     if (refused.status === 409) expect(refused.body.error.code).toBe('invalid_state_transition');
 
@@ -321,7 +332,9 @@ describe('the SDK against the running system', () => {
     expect(chosen).toMatchObject({ status: 503, code: 'supplier_refused', message: 'Chosen.' });
     expect(proxy.seen).toHaveLength(1);
 
-    const stranger = await connect({ apiKey: `sk_test_${'x'.repeat(32)}` }).version().catch((error: unknown) => error);
+    const stranger = await connect({ apiKey: `sk_test_${'x'.repeat(32)}` })
+      .version()
+      .catch((error: unknown) => error);
     expect(stranger).toBeInstanceOf(AuthenticationError);
     expect(stranger).toMatchObject({ status: 401, code: 'key_invalid' });
   }, 60_000);
@@ -343,7 +356,9 @@ describe('the SDK against the running system', () => {
 
       await vi.waitFor(
         () => {
-          const thresholds = events.flatMap((event) => (event.type === 'esim.usage.threshold' && event.data.object.id === esim?.id ? [event.data.threshold_percent] : []));
+          const thresholds = events.flatMap((event) =>
+            event.type === 'esim.usage.threshold' && event.data.object.id === esim?.id ? [event.data.threshold_percent] : [],
+          );
           expect(thresholds).toEqual([50]);
           expect(events.some((event) => event.type === 'esim.released' && event.data.object.id === esim?.id)).toBe(true);
         },

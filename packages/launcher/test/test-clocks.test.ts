@@ -38,7 +38,11 @@ describe('test clocks through the gateway', () => {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> & { error?: Record<string, unknown> } };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as Record<string, unknown> & { error?: Record<string, unknown> },
+    };
   }
 
   async function newClock(body: object): Promise<TestClock> {
@@ -223,7 +227,11 @@ describe('test clocks through the gateway', () => {
     const plain = ((await api('POST', '/v1/esim', { bundle: 'esim_1GB_7D_US' })).body as unknown as Order).esims[0];
     if (!onClock || !plain) throw new Error('no eSIM');
     // The plain eSIM's validity is ended by hand, so the sweeper has one to find.
-    await stack.db.knex.withSchema('inventory').table('esims').where({ id: plain.id }).update({ expires_at: nowSeconds() - 1 });
+    await stack.db.knex
+      .withSchema('inventory')
+      .table('esims')
+      .where({ id: plain.id })
+      .update({ expires_at: nowSeconds() - 1 });
     await eventually(async () => expect(((await api('GET', `/v1/esim/${plain.id}`)).body as unknown as Esim).state).toBe('expired'));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await api('GET', `/v1/esim/${onClock.id}`)).body).toMatchObject({ state: 'released', expires_at: clock.frozen_time + 7 * DAY });

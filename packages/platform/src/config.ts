@@ -57,9 +57,18 @@ export const commonConfigSchema = z.object({
    * tokens, e.g. `staging.`) and one for every durable consumer. Streams may not overlap: give
    * each deployment both its own stream and its own subject prefix.
    */
-  NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('EVENTS'),
-  NATS_SUBJECT_PREFIX: z.string().regex(/^([A-Za-z0-9_-]+\.)*$/, 'must be dot-terminated tokens, e.g. `staging.`').default(''),
-  NATS_DURABLE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, _ or -').default(''),
+  NATS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -')
+    .default('EVENTS'),
+  NATS_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^([A-Za-z0-9_-]+\.)*$/, 'must be dot-terminated tokens, e.g. `staging.`')
+    .default(''),
+  NATS_DURABLE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, _ or -')
+    .default(''),
   DATA_DIR: z.string().min(1).default('./.data'),
   /** Shared secret the gateway sends to services; services refuse calls without it. */
   INTERNAL_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16).optional()),

@@ -29,20 +29,22 @@ export function createLogger(options: { name: string; level?: string } & Omit<Lo
   const { name, level = 'info', ...rest } = options;
   return pino(
     {
-    name,
-    level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    mixin() {
-      const fields: Record<string, string> = {};
-      const requestId = currentRequestId();
-      if (requestId) fields.request_id = requestId;
-      const span = trace.getSpan(context.active())?.spanContext();
-      if (span && trace.isSpanContextValid(span)) {
-        fields.trace_id = span.traceId;
-        fields.span_id = span.spanId;
-      }
-      return fields;
+      name,
+      level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      mixin() {
+        const fields: Record<string, string> = {};
+        const requestId = currentRequestId();
+        if (requestId) fields.request_id = requestId;
+        const span = trace.getSpan(context.active())?.spanContext();
+        if (span && trace.isSpanContextValid(span)) {
+          fields.trace_id = span.traceId;
+          fields.span_id = span.spanId;
+        }
+        return fields;
+      },
+      ...rest,
     },
-    ...rest,
-  }, destination);
+    destination,
+  );
 }

@@ -32,7 +32,7 @@ function recording(max: number, hold = false) {
 }
 
 describe('createBatcher', () => {
-  test("the calls of one turn go out as one batch, each with its own result", async () => {
+  test('the calls of one turn go out as one batch, each with its own result', async () => {
     const { batcher, batches } = recording(10);
     expect(await Promise.all([1, 2, 3].map((n) => batcher.add(n)))).toEqual([10, 20, 30]);
     expect(batches).toEqual([[1, 2, 3]]);

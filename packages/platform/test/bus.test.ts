@@ -138,20 +138,10 @@ describe.each(adapters)('bus (%s)', (kind) => {
     await bus.publish({ id: 'end_star', subject: 'events.test.esim.end', payload: null });
     await bus.publish({ id: 'end_tail', subject: 'events.test.api_key.end', payload: null });
     await bus.publish({ id: 'end_several', subject: 'events.live.end', payload: null });
-    await waitFor('the sentinels', () =>
-      star.ids().includes('end_star') && tail.ids().includes('end_tail') && several.ids().includes('end_several'),
-    );
+    await waitFor('the sentinels', () => star.ids().includes('end_star') && tail.ids().includes('end_tail') && several.ids().includes('end_several'));
 
-    expect(star.received.map((m) => m.subject)).toEqual([
-      'events.test.esim.released',
-      'events.test.esim.expired',
-      'events.test.esim.end',
-    ]);
-    expect(tail.received.map((m) => m.subject)).toEqual([
-      'events.test.api_key.issued',
-      'events.live.api_key.first_used',
-      'events.test.api_key.end',
-    ]);
+    expect(star.received.map((m) => m.subject)).toEqual(['events.test.esim.released', 'events.test.esim.expired', 'events.test.esim.end']);
+    expect(tail.received.map((m) => m.subject)).toEqual(['events.test.api_key.issued', 'events.live.api_key.first_used', 'events.test.api_key.end']);
     expect(several.received.map((m) => m.subject)).toEqual([
       'events.live.esim.released',
       'events.live.api_key.first_used',
@@ -207,10 +197,7 @@ describe.each(adapters)('bus (%s)', (kind) => {
     const rec = recorder((msg) => msg.id === 'evt_poison');
     await subscribe({ durable, filterSubjects: ['events.test.>'], maxDeliver: 3, backoffMs: [5] }, rec.handler);
     const dead = recorder();
-    await subscribe(
-      { durable: 'dlq_reader', filterSubjects: [deadLetterSubject(durable, 'events.test.esim.released')] },
-      dead.handler,
-    );
+    await subscribe({ durable: 'dlq_reader', filterSubjects: [deadLetterSubject(durable, 'events.test.esim.released')] }, dead.handler);
 
     await bus.publish({
       id: 'evt_poison',
@@ -309,9 +296,7 @@ describe.each(adapters)('bus (%s)', (kind) => {
     await expect(bus.publish({ id: 'x', subject: 'orders.created', payload: null })).rejects.toThrow();
     await expect(bus.publish({ id: 'x', subject: 'events.test.*', payload: null })).rejects.toThrow();
     await expect(bus.publish({ id: '', subject: 'events.test.a', payload: null })).rejects.toThrow();
-    await expect(
-      bus.subscribe({ durable: 'mixed', filterSubjects: ['events.>', 'dead.>'] }, () => Promise.resolve()),
-    ).rejects.toThrow();
+    await expect(bus.subscribe({ durable: 'mixed', filterSubjects: ['events.>', 'dead.>'] }, () => Promise.resolve())).rejects.toThrow();
     await expect(bus.subscribe({ durable: 'bad.name', filterSubjects: ['events.>'] }, () => Promise.resolve())).rejects.toThrow();
   });
 
@@ -358,9 +343,7 @@ describe.each(adapters)('bus (%s)', (kind) => {
       });
 
       const active = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: false });
-      await context.with(active, () =>
-        bus.publish({ id: 'evt_injected', subject: 'events.test.esim.released', payload: null }),
-      );
+      await context.with(active, () => bus.publish({ id: 'evt_injected', subject: 'events.test.esim.released', payload: null }));
 
       await waitFor('the injected message', () => seen.length === 1);
       expect(seen[0]?.header).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));

@@ -59,7 +59,10 @@ describe.each(testDatabaseBackends())('database on $kind', ({ kind, create }) =>
     expect([...order].sort()).toEqual(['a', 'a', 'b', 'b']);
     if (kind === 'pglite') {
       // One connection: the second transaction waits for the pool, so they never interleave.
-      expect([['a', 'a', 'b', 'b'], ['b', 'b', 'a', 'a']]).toContainEqual(order);
+      expect([
+        ['a', 'a', 'b', 'b'],
+        ['b', 'b', 'a', 'a'],
+      ]).toContainEqual(order);
     }
   });
 });
@@ -235,8 +238,7 @@ describe('PostgreSQL server', () => {
         await Promise.all([a.close(), b.close()]);
         return;
       }
-      const nameOf = async (db: Database) =>
-        (await db.knex.raw<{ rows: { name: string }[] }>('select current_database() as name')).rows[0]?.name;
+      const nameOf = async (db: Database) => (await db.knex.raw<{ rows: { name: string }[] }>('select current_database() as name')).rows[0]?.name;
       const nameA = (await nameOf(a)) ?? '';
       const nameB = (await nameOf(b)) ?? '';
       expect(nameA).toMatch(/^test_/);

@@ -5,7 +5,12 @@ import { describe, expect, test } from 'vitest';
 import { createLogger, createServiceApp, getCaller, MAX_BODY_BYTES } from '../src/index.ts';
 
 const TOKEN = 'an-internal-token-of-some-length';
-const identity = { 'x-internal-token': TOKEN, 'x-account-id': 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', 'x-environment': 'test', 'x-key-id': 'key_01jd8x7k2m9q4r5s6t7v8w9xyz' };
+const identity = {
+  'x-internal-token': TOKEN,
+  'x-account-id': 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz',
+  'x-environment': 'test',
+  'x-key-id': 'key_01jd8x7k2m9q4r5s6t7v8w9xyz',
+};
 
 function app(options: { ready?: boolean } = {}) {
   const lines: string[] = [];
@@ -100,7 +105,10 @@ describe('createServiceApp', () => {
     const ok = await request(built).post('/echo').set(identity).send({ a: 1 });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ body: { a: 1 }, identity: { accountId: identity['x-account-id'], environment: 'test', keyId: identity['x-key-id'] } });
-    const noEnv = await request(built).post('/echo').set({ ...identity, 'x-environment': 'staging' }).send({});
+    const noEnv = await request(built)
+      .post('/echo')
+      .set({ ...identity, 'x-environment': 'staging' })
+      .send({});
     expect(noEnv.status).toBe(401);
     expect(noEnv.body.error.code).toBe('key_missing');
   });
@@ -110,9 +118,13 @@ describe('createServiceApp', () => {
     const fresh = await request(built).get('/api-error').set(identity);
     expect(fresh.headers['request-id']).toMatch(/^req_[0-9a-z]{26}$/);
     const forwarded = 'req_01jd8x7k2m9q4r5s6t7v8w9xyz';
-    const kept = await request(built).get('/api-error').set({ ...identity, 'x-request-id': forwarded });
+    const kept = await request(built)
+      .get('/api-error')
+      .set({ ...identity, 'x-request-id': forwarded });
     expect(kept.headers['request-id']).toBe(forwarded);
-    const junk = await request(built).get('/api-error').set({ ...identity, 'x-request-id': '<script>' });
+    const junk = await request(built)
+      .get('/api-error')
+      .set({ ...identity, 'x-request-id': '<script>' });
     expect(junk.headers['request-id']).toMatch(/^req_/);
     expect(junk.headers['request-id']).not.toBe('<script>');
   });

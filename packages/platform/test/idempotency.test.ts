@@ -71,7 +71,10 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
           await statement.run(db.knex);
           return thing;
         };
-        for (const [path, change] of [['/hold', make], ['/hold-one', makeInOneStatement]] as const) {
+        for (const [path, change] of [
+          ['/hold', make],
+          ['/hold-one', makeInOneStatement],
+        ] as const) {
           router.post(path, async (req, res, next) => {
             try {
               const name = String((req.body as { name: string }).name);
@@ -153,28 +156,31 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
     expect(await things(name)).toHaveLength(1);
   });
 
-  test.each(['/hold', '/hold-one'])('a claim whose holder died is taken over once its lease is over; the old holder can no longer commit (%s)', async (path) => {
-    const keyId = newId('apiKey');
-    const name = newId('request');
-    const stalled = hold(keyId, 'key-00000005', name, path);
-    await until(() => waiting(name) === 1);
-    // The holder stops renewing (as a killed process would) and its lease runs out.
-    await db.knex
-      .table(`${SCHEMA}.idempotency_records`)
-      .where({ key_id: keyId })
-      .update({ claim_id: 'dead-holder', locked_until: db.knex.raw("now() - interval '1 second'") });
-    const retry = hold(keyId, 'key-00000005', name, path);
-    await until(() => waiting(name) === 2);
-    open(name);
-    const [late, taken] = await Promise.all([stalled, retry]);
-    expect(taken.status).toBe(201);
-    // The stalled holder lost its claim: its change was refused and rolled back.
-    expect(late.status).toBe(409);
-    expect(late.headers['retry-after']).toBe('1');
-    expect(await things(name)).toHaveLength(1);
-    const replay = await hold(keyId, 'key-00000005', name, path);
-    expect(replay.body).toEqual(taken.body);
-  });
+  test.each(['/hold', '/hold-one'])(
+    'a claim whose holder died is taken over once its lease is over; the old holder can no longer commit (%s)',
+    async (path) => {
+      const keyId = newId('apiKey');
+      const name = newId('request');
+      const stalled = hold(keyId, 'key-00000005', name, path);
+      await until(() => waiting(name) === 1);
+      // The holder stops renewing (as a killed process would) and its lease runs out.
+      await db.knex
+        .table(`${SCHEMA}.idempotency_records`)
+        .where({ key_id: keyId })
+        .update({ claim_id: 'dead-holder', locked_until: db.knex.raw("now() - interval '1 second'") });
+      const retry = hold(keyId, 'key-00000005', name, path);
+      await until(() => waiting(name) === 2);
+      open(name);
+      const [late, taken] = await Promise.all([stalled, retry]);
+      expect(taken.status).toBe(201);
+      // The stalled holder lost its claim: its change was refused and rolled back.
+      expect(late.status).toBe(409);
+      expect(late.headers['retry-after']).toBe('1');
+      expect(await things(name)).toHaveLength(1);
+      const replay = await hold(keyId, 'key-00000005', name, path);
+      expect(replay.body).toEqual(taken.body);
+    },
+  );
 
   test('a taken-over claim of the same request replays the first answer, never a second change', async () => {
     const keyId = newId('apiKey');
@@ -262,7 +268,10 @@ describe.each(testDatabaseBackends())('claimMany on $kind', ({ create }) => {
     for (const earlier of [completed, running, expired, abandoned, abandonedOther]) expect(await store.claim(db.knex, earlier)).toEqual({ kind: 'claimed' });
     expect(await store.complete(db.knex, completed, { status: 201, headers: {}, body: '{}' })).toBe(true);
     const table = `${SCHEMA}.idempotency_records`;
-    await db.knex.table(table).where({ key_id: keyId, idempotency_key: 'expired' }).update({ expires_at: db.knex.raw("now() - interval '1 second'") });
+    await db.knex
+      .table(table)
+      .where({ key_id: keyId, idempotency_key: 'expired' })
+      .update({ expires_at: db.knex.raw("now() - interval '1 second'") });
     await db.knex
       .table(table)
       .whereIn('idempotency_key', ['abandoned', 'abandoned-other'])
@@ -278,10 +287,19 @@ describe.each(testDatabaseBackends())('claimMany on $kind', ({ create }) => {
       input(keyId, 'abandoned-other', 'another request'),
       input(keyId, 'new-2'),
     ];
-    expect(await store.claimMany(db.knex, batch)).toEqual([{ kind: 'claimed' }, undefined, undefined, { kind: 'claimed' }, { kind: 'claimed' }, undefined, { kind: 'claimed' }]);
+    expect(await store.claimMany(db.knex, batch)).toEqual([
+      { kind: 'claimed' },
+      undefined,
+      undefined,
+      { kind: 'claimed' },
+      { kind: 'claimed' },
+      undefined,
+      { kind: 'claimed' },
+    ]);
     const rows = await db.knex.table(table).where({ key_id: keyId }).select('idempotency_key', 'claim_id', 'status');
     const byKey = Object.fromEntries(rows.map((row: { idempotency_key: string; claim_id: string; status: string }) => [row.idempotency_key, row]));
-    for (const index of [0, 3, 4, 6]) expect(byKey[batch[index]?.idempotencyKey ?? '']).toMatchObject({ claim_id: batch[index]?.claimId, status: 'in_progress' });
+    for (const index of [0, 3, 4, 6])
+      expect(byKey[batch[index]?.idempotencyKey ?? '']).toMatchObject({ claim_id: batch[index]?.claimId, status: 'in_progress' });
     expect(byKey.completed).toMatchObject({ claim_id: completed.claimId, status: 'completed' });
     expect(byKey.running).toMatchObject({ claim_id: running.claimId });
     expect(byKey['abandoned-other']).toMatchObject({ claim_id: abandonedOther.claimId });

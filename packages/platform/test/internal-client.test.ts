@@ -98,7 +98,15 @@ describe('answers', () => {
   test("the service's error object comes back as the same ApiError", async () => {
     answer = {
       status: 404,
-      body: JSON.stringify({ error: { type: 'not_found', code: 'resource_not_found', message: 'No bundle x.', param: 'name', link: 'https://api.example.test/v1/errors/resource_not_found' } }),
+      body: JSON.stringify({
+        error: {
+          type: 'not_found',
+          code: 'resource_not_found',
+          message: 'No bundle x.',
+          param: 'name',
+          link: 'https://api.example.test/v1/errors/resource_not_found',
+        },
+      }),
     };
     const error = await client()
       .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, caller })
@@ -111,7 +119,15 @@ describe('answers', () => {
     answer = {
       status: 409,
       headers: { 'retry-after': '3' },
-      body: JSON.stringify({ error: { type: 'invalid_request', code: 'idempotency_key_reused', message: 'A request with this Idempotency-Key is still in progress. Retry later.', param: 'Idempotency-Key', link: 'https://api.example.test/v1/errors/idempotency_key_reused' } }),
+      body: JSON.stringify({
+        error: {
+          type: 'invalid_request',
+          code: 'idempotency_key_reused',
+          message: 'A request with this Idempotency-Key is still in progress. Retry later.',
+          param: 'Idempotency-Key',
+          link: 'https://api.example.test/v1/errors/idempotency_key_reused',
+        },
+      }),
     };
     const error = await client()
       .call(internalContract.catalogue.getBundle, { params: { name: 'x' }, caller })

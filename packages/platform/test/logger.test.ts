@@ -33,7 +33,14 @@ describe('createLogger', () => {
 
   test('redacts secrets wherever a stray object puts them', () => {
     const { logger, lines } = capture();
-    logger.info({ authorization: 'Bearer sk_test_secret', endpoint: { secret: 'whsec_abc' }, req: { headers: { authorization: 'Bearer sk_live_x', 'x-internal-token': 'tok' } } }, 'careless');
+    logger.info(
+      {
+        authorization: 'Bearer sk_test_secret',
+        endpoint: { secret: 'whsec_abc' },
+        req: { headers: { authorization: 'Bearer sk_live_x', 'x-internal-token': 'tok' } },
+      },
+      'careless',
+    );
     const text = JSON.stringify(lines[0]);
     expect(text).not.toMatch(/sk_test_secret|whsec_abc|sk_live_x|"tok"/);
     expect(text).toContain('[redacted]');

@@ -25,8 +25,7 @@ const addItemName = (schema: string): Migration => ({
     }),
 });
 
-const schemaExists = async (knex: Knex, schema: string) =>
-  (await knex('information_schema.schemata').where('schema_name', schema).first()) !== undefined;
+const schemaExists = async (knex: Knex, schema: string) => (await knex('information_schema.schemata').where('schema_name', schema).first()) !== undefined;
 
 const columnsOf = (knex: Knex, schema: string, table: string) =>
   knex('information_schema.columns').where({ table_schema: schema, table_name: table }).orderBy('column_name').pluck('column_name');

@@ -32,7 +32,12 @@ describe.each(testDatabaseBackends())('oneStatement on $kind', ({ create }) => {
     const committed: string[] = [];
     statement.add(db.knex('os_parents').insert({ id: 'p1', marks: [], doc: JSON.stringify({ quote: `it's "?" \\ ok` }) }));
     statement.add(db.knex('os_parents').insert({ id: 'p2', marks: [50, 80], tags: ['a "b"', 'c\\d', 'e,f', null], doc: JSON.stringify([1, 2]) }));
-    statement.add(db.knex('os_children').insert([{ id: 'c1', parent_id: 'p1' }, { id: 'c2', parent_id: 'p2' }]));
+    statement.add(
+      db.knex('os_children').insert([
+        { id: 'c1', parent_id: 'p1' },
+        { id: 'c2', parent_id: 'p2' },
+      ]),
+    );
     statement.afterCommit(() => committed.push('done'));
     await statement.run(db.knex);
 
@@ -106,14 +111,21 @@ describe.each(testDatabaseBackends())('oneStatement on $kind', ({ create }) => {
       const statement = oneStatement();
       statement.add(db.knex('os_parents').insert({ id, marks: [1], doc: '{}' }));
       statement.require(db.knex('os_children').insert({ id: `${id}-child`, parent_id: id }), () => new Error('never'));
-      if (claim !== undefined) statement.require(db.knex('os_claims').where({ id: claim, status: 'in_progress' }).update({ status: 'completed' }), () => new Error(`claim ${claim} lost`));
+      if (claim !== undefined)
+        statement.require(
+          db.knex('os_claims').where({ id: claim, status: 'in_progress' }).update({ status: 'completed' }),
+          () => new Error(`claim ${claim} lost`),
+        );
       statement.afterCommit(() => committed.push(id));
       return statement;
     };
     /** The transaction each parent row was written in. */
     const writtenBy = async (ids: string[]) =>
       Object.fromEntries(
-        (await db.knex('os_parents').whereIn('id', ids).select('id', db.knex.raw('xmin::text as xmin'))).map((row: { id: string; xmin: string }) => [row.id, row.xmin]),
+        (await db.knex('os_parents').whereIn('id', ids).select('id', db.knex.raw('xmin::text as xmin'))).map((row: { id: string; xmin: string }) => [
+          row.id,
+          row.xmin,
+        ]),
       );
 
     test('statements of the same text sent at once are ONE statement (one transaction); others go alongside', async () => {
@@ -131,7 +143,10 @@ describe.each(testDatabaseBackends())('oneStatement on $kind', ({ create }) => {
     });
 
     test('a statement that fails in the merged one fails alone: the others are run alone and commit', async () => {
-      await db.knex('os_claims').insert([{ id: 'batch-held-1', status: 'in_progress' }, { id: 'batch-held-2', status: 'in_progress' }]);
+      await db.knex('os_claims').insert([
+        { id: 'batch-held-1', status: 'in_progress' },
+        { id: 'batch-held-2', status: 'in_progress' },
+      ]);
       const batcher = statementBatcher(db.knex, { name: 'test', max: 10 });
       const committed: string[] = [];
       const outcomes = await Promise.allSettled([

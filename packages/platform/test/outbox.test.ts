@@ -172,7 +172,7 @@ describe.each(combos)('outbox on $kind with the $busKind bus', ({ create, busKin
       expect((await rows()).map((r) => r.published_at)).toEqual([expect.any(Date), expect.any(Date)]);
     });
 
-    test("keeps a traceparent the caller passed instead of the active one", async () => {
+    test('keeps a traceparent the caller passed instead of the active one', async () => {
       const consumer = await collect(bus);
       const given = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
       const spanContext = { traceId, spanId, traceFlags: TraceFlags.SAMPLED };
@@ -341,9 +341,7 @@ describe.each(combos)('outbox on $kind with the $busKind bus', ({ create, busKin
   test('refuses an event outside a transaction or with a subject the bus would refuse', async () => {
     const outbox = createOutbox(schema);
     await expect(outbox.add(knex as unknown as Knex.Transaction, event('plain'))).rejects.toThrow(/transaction/);
-    await expect(
-      knex.transaction((trx) => outbox.add(trx, event('bad', { subject: 'events.test.*' }))),
-    ).rejects.toThrow();
+    await expect(knex.transaction((trx) => outbox.add(trx, event('bad', { subject: 'events.test.*' })))).rejects.toThrow();
     expect(await rows()).toEqual([]);
   });
 });

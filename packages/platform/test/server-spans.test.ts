@@ -74,7 +74,12 @@ describe('a span per incoming request (listen)', () => {
     expect(span?.kind).toBe(SpanKind.SERVER);
     expect(span?.spanContext().traceId).toBe(TRACE_ID);
     expect(span?.parentSpanContext?.spanId).toBe(CALLER_SPAN);
-    expect(span?.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.path': '/things/42', 'http.route': '/things/:id', 'http.response.status_code': 201 });
+    expect(span?.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.path': '/things/42',
+      'http.route': '/things/:id',
+      'http.response.status_code': 201,
+    });
     expect(span?.status.code).toBe(SpanStatusCode.UNSET);
   });
 

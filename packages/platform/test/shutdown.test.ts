@@ -22,7 +22,18 @@ async function start(): Promise<{ child: ChildProcess; port: number; exited: Pro
   const deadCollector = await freePort();
   const child = spawn(process.execPath, ['--import', './src/telemetry/register.mjs', 'test/fixtures/stoppable-service.ts'], {
     cwd: packageDir,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', INTERNAL_TOKEN: TOKEN, DATA_DIR: 'memory://', DATABASE_URL: '', NATS_URL: '', LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`, OTEL_SERVICE_NAME: 'stoppable' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INTERNAL_TOKEN: TOKEN,
+      DATA_DIR: 'memory://',
+      DATABASE_URL: '',
+      NATS_URL: '',
+      LOG_LEVEL: 'warn',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`,
+      OTEL_SERVICE_NAME: 'stoppable',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));

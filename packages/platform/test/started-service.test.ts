@@ -25,7 +25,11 @@ function definition(log: string[], options: { failing?: string } = {}): ServiceD
 }
 
 describe('buildService', () => {
-  const runtime = async () => ({ db: { knex: undefined, kind: 'pglite', ping: () => Promise.resolve(), close: () => Promise.resolve() } as never, bus: await createTestBus({ kind: 'memory' }), logger: createLogger({ name: 't', level: 'silent' }) });
+  const runtime = async () => ({
+    db: { knex: undefined, kind: 'pglite', ping: () => Promise.resolve(), close: () => Promise.resolve() } as never,
+    bus: await createTestBus({ kind: 'memory' }),
+    logger: createLogger({ name: 't', level: 'silent' }),
+  });
 
   test('builds the app without starting anything; starts workers then consumers in order; stops consumers first, then workers in reverse', async () => {
     const log: string[] = [];

@@ -22,7 +22,12 @@ beforeAll(async () => {
         internalSupplyCallbacksContract,
         s.router(internalSupplyCallbacksContract, {
           parseCallback: ({ params, body, headers, res }) => {
-            seen.push({ vendor: params.vendor, caller: res.locals.caller === undefined ? undefined : 'present', requestId: headers['x-request-id'], bytes: body.body_base64 });
+            seen.push({
+              vendor: params.vendor,
+              caller: res.locals.caller === undefined ? undefined : 'present',
+              requestId: headers['x-request-id'],
+              bytes: body.body_base64,
+            });
             return Promise.resolve({ status: 200 as const, body: { reports: [] } });
           },
         }),
@@ -62,6 +67,8 @@ describe('a call made for no account (system headers)', () => {
   });
 
   test('a call without the internal token is refused 401 key_invalid', async () => {
-    await expect(client('another-token-of-enough-len').call(internalSupplyCallbacksContract.parseCallback, input)).rejects.toMatchObject({ code: 'key_invalid' });
+    await expect(client('another-token-of-enough-len').call(internalSupplyCallbacksContract.parseCallback, input)).rejects.toMatchObject({
+      code: 'key_invalid',
+    });
   });
 });

@@ -41,7 +41,9 @@ describe('telemetry (node --import register.mjs)', () => {
     expect(seen.heard['/traced']).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-/);
     expect(seen.heard['/untraced']).toBe('none');
     // Only the traced call was counted: one series for the receiver's port, with one observation.
-    const series = seen.metrics.split('\n').filter((line) => line.startsWith('http_client_request_duration_count') && line.includes(`server_port="${seen.receiverPort}"`));
+    const series = seen.metrics
+      .split('\n')
+      .filter((line) => line.startsWith('http_client_request_duration_count') && line.includes(`server_port="${seen.receiverPort}"`));
     expect(series).toHaveLength(1);
     expect(series[0]).toMatch(/ 1$/);
   });

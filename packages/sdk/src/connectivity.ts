@@ -117,9 +117,7 @@ export class EsimsResource {
    * the life cycle forbids throws a `ConflictError` (`invalid_state_transition`).
    */
   update(id: string, body: RequestBody<Routes['esim']['updateEsim']>, options: RequestOptions = {}) {
-    return unwrap(() =>
-      this.#raw.esim.updateEsim({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }),
-    );
+    return unwrap(() => this.#raw.esim.updateEsim({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }));
   }
 
   /**
@@ -199,9 +197,7 @@ export class WebhooksResource {
   }
 
   update(id: string, body: RequestBody<Routes['webhooks']['updateWebhook']>, options: RequestOptions = {}) {
-    return unwrap(() =>
-      this.#raw.webhooks.updateWebhook({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }),
-    );
+    return unwrap(() => this.#raw.webhooks.updateWebhook({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }));
   }
 
   delete(id: string, options: RequestOptions = {}) {
@@ -319,9 +315,7 @@ export class TestClocksResource {
 
   /** Moves the clock to `frozen_time` (later than its current time); resolves once its eSIMs have caught up. */
   advance(id: string, body: RequestBody<Routes['testClocks']['advanceTestClock']>, options: RequestOptions = {}) {
-    return unwrap(() =>
-      this.#raw.testClocks.advanceTestClock({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }),
-    );
+    return unwrap(() => this.#raw.testClocks.advanceTestClock({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }));
   }
 }
 

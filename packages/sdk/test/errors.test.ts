@@ -39,7 +39,9 @@ describe('typed errors', () => {
 });
 
 describe('the retry policy', () => {
-  const error = (message: string) => ({ error: { type: 'conflict', code: 'idempotency_key_reused', message, link: 'https://x.test/v1/errors/idempotency_key_reused' } });
+  const error = (message: string) => ({
+    error: { type: 'conflict', code: 'idempotency_key_reused', message, link: 'https://x.test/v1/errors/idempotency_key_reused' },
+  });
   const none = new Headers();
 
   test('429 and 5xx are retried, with the Retry-After the service names', () => {

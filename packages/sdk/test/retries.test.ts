@@ -56,10 +56,7 @@ describe('safe retries', () => {
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(UUID_V4);
     expect(keys[1]).toBe(keys[0]);
-    expect(server.requests.map((request) => JSON.parse(request.body) as unknown)).toEqual([
-      { bundle: 'esim_5GB_30D_EU' },
-      { bundle: 'esim_5GB_30D_EU' },
-    ]);
+    expect(server.requests.map((request) => JSON.parse(request.body) as unknown)).toEqual([{ bundle: 'esim_5GB_30D_EU' }, { bundle: 'esim_5GB_30D_EU' }]);
   });
 
   test('each call gets its own key; a key given by the caller is used on every attempt', async () => {

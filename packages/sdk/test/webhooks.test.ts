@@ -61,7 +61,7 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook(body, stale, secret)).toThrow(WebhookVerificationError);
   });
 
-  test('narrows `data` by `type`, as the contract\'s event catalogue types it', () => {
+  test("narrows `data` by `type`, as the contract's event catalogue types it", () => {
     const usage = {
       ...event,
       type: 'esim.usage.threshold',
@@ -82,13 +82,15 @@ describe('verifyWebhook', () => {
         expectTypeOf(verified.data.previous_state).toEqualTypeOf<'released' | 'installed' | 'active' | 'suspended' | 'expired' | null>();
         break;
       default:
-        expectTypeOf(verified.type).toEqualTypeOf<'esim.installed' | 'esim.activated' | 'esim.suspended' | 'esim.expired' | 'api_key.issued' | 'api_key.first_used'>();
+        expectTypeOf(verified.type).toEqualTypeOf<
+          'esim.installed' | 'esim.activated' | 'esim.suspended' | 'esim.expired' | 'api_key.issued' | 'api_key.first_used'
+        >();
     }
     expect(seen).toEqual([80, esimFixture(1).iccid]);
     expectTypeOf(verified).toEqualTypeOf<WebhookEvent>();
   });
 
-  test('takes the fetch API\'s Headers and a Uint8Array body (Next.js, Hono, Workers)', () => {
+  test("takes the fetch API's Headers and a Uint8Array body (Next.js, Hono, Workers)", () => {
     const body = JSON.stringify(event);
     const headers = new Headers(signed(body));
     expect(verifyWebhook(new TextEncoder().encode(body), headers, secret).id).toBe(event.id);

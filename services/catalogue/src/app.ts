@@ -1,4 +1,10 @@
-import { contract, internalCatalogueAccountsContract, internalContract, internalSupplyCallbacksContract, internalSupplyContract } from '@connectivity/contracts';
+import {
+  contract,
+  internalCatalogueAccountsContract,
+  internalContract,
+  internalSupplyCallbacksContract,
+  internalSupplyContract,
+} from '@connectivity/contracts';
 import { createServiceApp, operatorRouteOptions, serviceFrame, systemRouteOptions, tsRestOptions } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';

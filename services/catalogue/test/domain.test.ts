@@ -86,7 +86,10 @@ describe('the sandbox catalogue', () => {
   it('covers single-country, every region, global and unlimited bundles', () => {
     expect(listed.some((b) => b.countries.length === 1)).toBe(true);
     for (const region of REGIONS) {
-      expect(listed.some((b) => b.region === region && b.countries.length > 1), region).toBe(true);
+      expect(
+        listed.some((b) => b.region === region && b.countries.length > 1),
+        region,
+      ).toBe(true);
     }
     expect(listed.some((b) => b.unlimited && b.data_mb === null)).toBe(true);
   });

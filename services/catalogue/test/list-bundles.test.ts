@@ -13,8 +13,7 @@ afterAll(async () => {
 
 const testCaller = newCaller('test');
 
-const list = (query: Record<string, string | number>, caller = testCaller) =>
-  request(h.app).get('/v1/esim/bundles').query(query).set(headersFor(caller));
+const list = (query: Record<string, string | number>, caller = testCaller) => request(h.app).get('/v1/esim/bundles').query(query).set(headersFor(caller));
 
 async function listAll(query: Record<string, string | number>, caller = testCaller): Promise<Bundle[]> {
   const all: Bundle[] = [];

@@ -122,15 +122,35 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     request(harness.app).post('/internal/supply/orders').set(headersFor(live)).send({ reference: ref, bundle, quantity });
   const report = (iccid: string) => request(h.app).get(`/internal/supply/profiles/${iccid}`).set(headersFor(live));
   const act = (iccid: string, action: string) => request(h.app).post(`/internal/supply/profiles/${iccid}/${action}`).set(headersFor(live)).send({});
-  const vendorIccid = (iccid: string) => Object.keys(vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().sims : (fake() as EsimGoFake).control.state().esims).find((i) => i.startsWith(iccid))!;
+  const vendorIccid = (iccid: string) =>
+    Object.keys(vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().sims : (fake() as EsimGoFake).control.state().esims).find((i) =>
+      i.startsWith(iccid),
+    )!;
 
   it('lists the live catalogue with our prices: the vendor’s cost plus the margin, in USD cents', async () => {
     const res = await request(h.app).get('/v1/esim/bundles?limit=100').set(headersFor(live));
     expect(res.status).toBe(200);
-    const bundles = res.body.data as { name: string; price_cents: number; data_mb: number | null; unlimited: boolean; countries: string[]; duration_days: number; currency: string; rated: boolean }[];
+    const bundles = res.body.data as {
+      name: string;
+      price_cents: number;
+      data_mb: number | null;
+      unlimited: boolean;
+      countries: string[];
+      duration_days: number;
+      currency: string;
+      rated: boolean;
+    }[];
     const one = bundles.find((b) => b.name === vendorCase.bundle.name);
     // 180 cents + 30 % = 234, shown as 2.99.
-    expect(one).toMatchObject({ data_mb: vendorCase.bundle.dataMb, unlimited: false, duration_days: 7, countries: [vendorCase.bundle.country], currency: 'USD', rated: true, price_cents: 299 });
+    expect(one).toMatchObject({
+      data_mb: vendorCase.bundle.dataMb,
+      unlimited: false,
+      duration_days: 7,
+      countries: [vendorCase.bundle.country],
+      currency: 'USD',
+      rated: true,
+      price_cents: 299,
+    });
     expect(bundles.find((b) => b.name === vendorCase.unlimited)).toMatchObject({ unlimited: true, data_mb: null });
     const europe = await request(h.app).get(`/v1/esim/bundles?limit=100&region=${vendorCase.regional.region}`).set(headersFor(live));
     expect((europe.body.data as { name: string }[]).map((b) => b.name)).toContain(vendorCase.regional.name);
@@ -260,15 +280,18 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
 
   it('cancels an unused eSIM with a refund, again without harm, and one in use where the vendor can', async () => {
     const [unused, inUse] = (await order(2)).body.profiles as { iccid: string }[];
-    const balanceBefore = vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
+    const balanceBefore =
+      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
     const cancelled = await act(unused!.iccid, 'terminate');
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toEqual({ iccid: unused!.iccid, status: 'terminated' });
-    const balanceAfter = vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
+    const balanceAfter =
+      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
     expect(balanceAfter).toBeCloseTo(balanceBefore + vendorCase.bundle.costCents / 100, 2);
     expect((await act(unused!.iccid, 'terminate')).status).toBe(200);
     // Refunded once, whatever the repeats.
-    const balanceAgain = vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
+    const balanceAgain =
+      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
     expect(balanceAgain).toBeCloseTo(balanceAfter, 2);
 
     await fake().control.attach(vendorIccid(inUse!.iccid));
@@ -284,7 +307,8 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
 
   it('takes two cancels of one eSIM at once as done, refunding it once', async () => {
     const [profile] = (await order(1)).body.profiles as { iccid: string }[];
-    const balanceOf = () => (vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance);
+    const balanceOf = () =>
+      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
     const before = balanceOf();
     // Slowed, both read the eSIM unused before either ends it; the second then finds it ended.
     await fake().control.fault({ kind: 'slow', delayMs: 200 });
@@ -351,7 +375,10 @@ describe('ICCIDs of 20 digits', () => {
     const fake = vendor === 'airalo' ? await startAiraloFake({ iccidDigits: 20 }) : await startEsimGoFake({ iccidDigits: 20 });
     const h = await startCatalogue<FakeVendor>({ supplier: fake, sharing: base });
     try {
-      const res = await request(h.app).post('/internal/supply/orders').set(headersFor(live)).send({ reference: nextReference(), bundle: vendor === 'airalo' ? 'change-7days-1gb' : 'esim_1GB_7D_GB_V2', quantity: 2 });
+      const res = await request(h.app)
+        .post('/internal/supply/orders')
+        .set(headersFor(live))
+        .send({ reference: nextReference(), bundle: vendor === 'airalo' ? 'change-7days-1gb' : 'esim_1GB_7D_GB_V2', quantity: 2 });
       expect(res.status).toBe(200);
       for (const { iccid } of res.body.profiles as { iccid: string }[]) {
         expect(iccid).toMatch(/^\d{19}$/);
@@ -373,8 +400,9 @@ describe('the Airalo token', () => {
     const fake = await startAiraloFake();
     const h = await startCatalogue<FakeVendor>({ supplier: fake, sharing: base });
     try {
-      const [profile] = (await request(h.app).post('/internal/supply/orders').set(headersFor(live)).send({ reference: nextReference(), bundle: 'change-7days-1gb', quantity: 1 })).body
-        .profiles as { iccid: string }[];
+      const [profile] = (
+        await request(h.app).post('/internal/supply/orders').set(headersFor(live)).send({ reference: nextReference(), bundle: 'change-7days-1gb', quantity: 1 })
+      ).body.profiles as { iccid: string }[];
       for (let i = 0; i < 3; i += 1) expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(live))).status).toBe(200);
       expect(fake.control.counters().calls['POST /v2/token']).toBe(1);
       // A day later the vendor has let the token expire: the next calls, at once, get one new token.

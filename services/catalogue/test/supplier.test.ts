@@ -272,14 +272,29 @@ describe('the operator’s live-ordering switch', () => {
     expect(listed.status).toBe(409);
     expect(listed.body.error).toMatchObject({ type: 'capability', code: 'capability_not_orderable' });
     expect((await request(h.app).get(`/internal/bundles/${LIVE_BUNDLE}`).set(headersFor(caller))).body.error.code).toBe('capability_not_orderable');
-    const supply = await request(h.app).post('/internal/supply/orders').set(headersFor(caller)).send({ reference: 'ord_switched_off', bundle: LIVE_BUNDLE, quantity: 1 });
+    const supply = await request(h.app)
+      .post('/internal/supply/orders')
+      .set(headersFor(caller))
+      .send({ reference: 'ord_switched_off', bundle: LIVE_BUNDLE, quantity: 1 });
     expect(supply.body.error.code).toBe('capability_not_orderable');
     // Refused before the supplier is asked anything.
     expect(allCalls()).toBe(before);
 
     // Only live: the account's sandbox is untouched. Other accounts are untouched.
-    expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(newCaller('test', caller.accountId)))).status).toBe(200);
-    expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(newCaller('live')))).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get('/v1/esim/bundles')
+          .set(headersFor(newCaller('test', caller.accountId)))
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .get('/v1/esim/bundles')
+          .set(headersFor(newCaller('live')))
+      ).status,
+    ).toBe(200);
 
     expect((await setLiveOrdering(caller.accountId, true)).body.enabled).toBe(true);
     expect((await request(h.app).get('/v1/esim/bundles').set(headersFor(caller))).status).toBe(200);

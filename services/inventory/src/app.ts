@@ -1,5 +1,19 @@
-import { contract, internalAccountsContract, internalContract, internalInventoryCallbacksContract, internalInventoryReleasesContract } from '@connectivity/contracts';
-import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, systemRouteOptions, tsRestOptions } from '@connectivity/platform';
+import {
+  contract,
+  internalAccountsContract,
+  internalContract,
+  internalInventoryCallbacksContract,
+  internalInventoryReleasesContract,
+} from '@connectivity/contracts';
+import {
+  createCursorCodec,
+  createServiceApp,
+  operatorRouteOptions,
+  serviceFrame,
+  statementBatcher,
+  systemRouteOptions,
+  tsRestOptions,
+} from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
@@ -23,7 +37,12 @@ export function createApp(context: InventoryContext): Express {
     ...serviceFrame(context),
     idempotency: { knex, schema: SCHEMA, leaseMs: config.IDEMPOTENCY_LEASE_MS },
     routes: (app) => {
-      createExpressEndpoints(contract.esim, esimRouter({ knex, catalogue, logger, cursors, orders, intentCheckAfterMs: config.PURCHASE_INTENT_CHECK_AFTER_MS }), app, tsRestOptions);
+      createExpressEndpoints(
+        contract.esim,
+        esimRouter({ knex, catalogue, logger, cursors, orders, intentCheckAfterMs: config.PURCHASE_INTENT_CHECK_AFTER_MS }),
+        app,
+        tsRestOptions,
+      );
       createExpressEndpoints(contract.testClocks, testClockRouter({ knex, logger, cursors }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);

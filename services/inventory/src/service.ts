@@ -52,7 +52,8 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
     },
     {
       name: 'expiry sweeper',
-      start: ({ db, config, logger }) => startExpirySweeper({ knex: db.knex, logger, intervalMs: config.SWEEPER_INTERVAL_MS, batchSize: config.SWEEPER_BATCH_SIZE }),
+      start: ({ db, config, logger }) =>
+        startExpirySweeper({ knex: db.knex, logger, intervalMs: config.SWEEPER_INTERVAL_MS, batchSize: config.SWEEPER_BATCH_SIZE }),
     },
     {
       name: 'supplier releases',
@@ -73,7 +74,13 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
     {
       name: 'supplier reconciliation',
       start: ({ db, catalogue, config, logger }) =>
-        startReconciliationWorker({ knex: db.knex, catalogue, logger, intervalMs: config.SUPPLIER_RECONCILE_INTERVAL_MS, batchSize: config.SUPPLIER_RECONCILE_BATCH }),
+        startReconciliationWorker({
+          knex: db.knex,
+          catalogue,
+          logger,
+          intervalMs: config.SUPPLIER_RECONCILE_INTERVAL_MS,
+          batchSize: config.SUPPLIER_RECONCILE_BATCH,
+        }),
     },
     {
       name: 'purchase intents',

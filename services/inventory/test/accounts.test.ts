@@ -11,7 +11,11 @@ afterAll(async () => {
   await h.close();
 });
 
-const put = (accountId: string, body: unknown) => request(h.app).put(`/internal/accounts/${accountId}`).set(operatorHeaders()).send(body as object);
+const put = (accountId: string, body: unknown) =>
+  request(h.app)
+    .put(`/internal/accounts/${accountId}`)
+    .set(operatorHeaders())
+    .send(body as object);
 const get = (accountId: string) => request(h.app).get(`/internal/accounts/${accountId}`).set(operatorHeaders());
 
 describe('account settings (operator)', () => {
@@ -49,16 +53,27 @@ describe('account settings (operator)', () => {
   });
 
   it('refuses a call without the internal token', async () => {
-    const res = await request(h.app).put(`/internal/accounts/${newId('account')}`).send({ verified: true });
+    const res = await request(h.app)
+      .put(`/internal/accounts/${newId('account')}`)
+      .send({ verified: true });
     expect(res.status).toBe(401);
   });
 
   it('is out of reach of a call made for an API key (a caller identity): 404, nothing changed', async () => {
     const accountId = newId('account');
-    const res = await request(h.app).put(`/internal/accounts/${accountId}`).set(headersFor(newCaller('live', accountId))).send({ verified: true });
+    const res = await request(h.app)
+      .put(`/internal/accounts/${accountId}`)
+      .set(headersFor(newCaller('live', accountId)))
+      .send({ verified: true });
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'no_such_route' });
-    expect((await request(h.app).get(`/internal/accounts/${accountId}`).set(headersFor(newCaller('live', accountId)))).status).toBe(404);
+    expect(
+      (
+        await request(h.app)
+          .get(`/internal/accounts/${accountId}`)
+          .set(headersFor(newCaller('live', accountId)))
+      ).status,
+    ).toBe(404);
     expect((await get(accountId)).body.verified).toBe(false);
   });
 });

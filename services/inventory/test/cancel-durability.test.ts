@@ -2,7 +2,18 @@ import type { Esim, Order } from '@connectivity/contracts';
 import { createLogger } from '@connectivity/platform';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startExpirySweeper } from '../src/workers/expiry-sweeper.ts';
-import { type Caller, eventTypesOf, eventually, type Harness, LIVE_BUNDLE, newCaller, resetSupplier, startInventory, supplierBundleState, supplierCalls } from './support.ts';
+import {
+  type Caller,
+  eventTypesOf,
+  eventually,
+  type Harness,
+  LIVE_BUNDLE,
+  newCaller,
+  resetSupplier,
+  startInventory,
+  supplierBundleState,
+  supplierCalls,
+} from './support.ts';
 
 let h: Harness;
 let caller: Caller;

@@ -147,9 +147,7 @@ describe('orders', () => {
   });
 
   it('refuses retired and sandbox-only bundles', () => {
-    expect(apiErrorOf(() => assertOrderable({ name: 'b', retired: true, environments: ['test', 'live'] }, 'test')).code).toBe(
-      'capability_not_orderable',
-    );
+    expect(apiErrorOf(() => assertOrderable({ name: 'b', retired: true, environments: ['test', 'live'] }, 'test')).code).toBe('capability_not_orderable');
     expect(apiErrorOf(() => assertOrderable({ name: 'b', retired: false, environments: ['test'] }, 'live')).code).toBe('capability_not_live');
     expect(() => assertOrderable({ name: 'b', retired: false, environments: ['test'] }, 'test')).not.toThrow();
   });

@@ -63,7 +63,10 @@ describe('the expiry sweeper', () => {
     });
     expect(await eventTypesOf(h, inUse.id, 4)).toEqual(['esim.released', 'esim.installed', 'esim.activated', 'esim.expired']);
     const suspendedExpiry = h.eventsOf(suspended.id).at(-1);
-    expect(suspendedExpiry).toMatchObject({ type: 'esim.expired', data: { previous_state: 'suspended', object: { state: 'expired', expired_reason: 'validity_ended' } } });
+    expect(suspendedExpiry).toMatchObject({
+      type: 'esim.expired',
+      data: { previous_state: 'suspended', object: { state: 'expired', expired_reason: 'validity_ended' } },
+    });
     const plain = h.eventsOf(week[5]?.id ?? '').at(-1);
     expect(plain?.data).toMatchObject({ previous_state: 'released', object: { id: week[5]?.id, state: 'expired' } });
   });

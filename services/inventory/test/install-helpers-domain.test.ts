@@ -24,7 +24,7 @@ describe('apple_install_url', () => {
       order_id: 'ord_01jd8x7k2m9q4r5s6t7v8w9xyz',
       iccid: '8988299000000000017',
       state: 'released',
-    expired_reason: null,
+      expired_reason: null,
       bundle: 'esim_5GB_30D_EU',
       data_used_bytes: 0,
       data_limit_bytes: 5_000_000_000,
@@ -79,7 +79,12 @@ describe('metadata rules', () => {
   it('merges a PATCH: keys set, "" removes, others kept', () => {
     expect(mergeMetadata({ a: '1', b: '2' }, { b: '', c: '3', a: '9' })).toEqual({ a: '9', c: '3' });
     expect(mergeMetadata({}, { gone: '' })).toEqual({});
-    expect(mergeMetadata({ ['__proto__']: 'x' }, { y: 'z' })).toEqual(Object.fromEntries([['__proto__', 'x'], ['y', 'z']]));
+    expect(mergeMetadata({ ['__proto__']: 'x' }, { y: 'z' })).toEqual(
+      Object.fromEntries([
+        ['__proto__', 'x'],
+        ['y', 'z'],
+      ]),
+    );
   });
 
   it('refuses a merge of more than 50 keys, naming metadata', () => {

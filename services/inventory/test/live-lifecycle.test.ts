@@ -10,7 +10,15 @@ import { eventually, operatorHeaders } from './support.ts';
  * once, with callbacks on (and reconciliation beside them) and with callbacks dropped
  * (reconciliation alone).
  */
-const FULL_LIFE = ['esim.released', 'esim.installed', 'esim.activated', 'esim.usage.threshold:50', 'esim.usage.threshold:80', 'esim.usage.threshold:100', 'esim.expired'];
+const FULL_LIFE = [
+  'esim.released',
+  'esim.installed',
+  'esim.activated',
+  'esim.usage.threshold:50',
+  'esim.usage.threshold:80',
+  'esim.usage.threshold:100',
+  'esim.expired',
+];
 
 async function settled(h: LiveHarness, esimId: string, expected: string[]): Promise<void> {
   await eventually(() => expect(h.eventsOf(esimId)).toEqual(expected), 20_000);

@@ -50,7 +50,12 @@ async function retryOrder(h: LiveHarness, caller: Caller, body: object, key: str
 
 const ordersOf = async (h: LiveHarness, accountId: string) => (await h.db.knex('inventory.orders').where({ account_id: accountId })) as { id: string }[];
 const intentsOf = async (h: LiveHarness, accountId: string) =>
-  (await h.db.knex('inventory.purchase_intents').where({ account_id: accountId })) as { order_id: string; state: string; key_id: string; idempotency_key: string }[];
+  (await h.db.knex('inventory.purchase_intents').where({ account_id: accountId })) as {
+    order_id: string;
+    state: string;
+    key_id: string;
+    idempotency_key: string;
+  }[];
 const releasesOf = async (h: LiveHarness, accountId: string) =>
   (await h.db.knex('inventory.supplier_releases').where({ account_id: accountId })) as { order_reference: string; iccids: string[]; status: string }[];
 
@@ -120,7 +125,10 @@ describe.each(SUPPLIER_VENDORS)('a live order at %s', (vendor) => {
     expect((await h.order(account, body, key)).status).toBe(500);
     const [intent] = await intentsOf(h, account.accountId);
     // As the worker finds it once its check time has come.
-    await h.db.knex('inventory.purchase_intents').where({ order_id: intent?.order_id }).update({ next_check_at: Date.now() - 1 });
+    await h.db
+      .knex('inventory.purchase_intents')
+      .where({ order_id: intent?.order_id })
+      .update({ next_check_at: Date.now() - 1 });
     const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
     const worker = startPurchaseIntentWorker({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, leaseMs: 60_000 });
     try {

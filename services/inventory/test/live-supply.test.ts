@@ -1,6 +1,17 @@
 import type { Esim, Order } from '@connectivity/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypesOf, eventually, LIVE_BUNDLE, newCaller, resetSupplier, startInventory, supplierBundleState, supplierCalls, type Caller, type Harness } from './support.ts';
+import {
+  eventTypesOf,
+  eventually,
+  LIVE_BUNDLE,
+  newCaller,
+  resetSupplier,
+  startInventory,
+  supplierBundleState,
+  supplierCalls,
+  type Caller,
+  type Harness,
+} from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {

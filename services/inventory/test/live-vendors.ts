@@ -7,7 +7,18 @@ import {
 } from '@connectivity/catalogue';
 import type { Order, SupplierVendor } from '@connectivity/contracts';
 import { optInAiraloWebhook, startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
-import { closeServer, createLogger, listen, newId, runMigrations, startService, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
+import {
+  closeServer,
+  createLogger,
+  listen,
+  newId,
+  runMigrations,
+  startService,
+  type Bus,
+  type Database,
+  type InternalEvent,
+  type StartedService,
+} from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import express, { type Express } from 'express';
 import request from 'supertest';
@@ -92,7 +103,14 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
     await fake.control.resetObservations();
   }
 
-  const catalogueConfig = loadCatalogueConfig({ INTERNAL_TOKEN, CURSOR_SECRET, LOG_LEVEL: 'silent', SUPPLIER_RETRIES: '0', SUPPLIER_TIMEOUT_MS: '3000', ...supplierEnv });
+  const catalogueConfig = loadCatalogueConfig({
+    INTERNAL_TOKEN,
+    CURSOR_SECRET,
+    LOG_LEVEL: 'silent',
+    SUPPLIER_RETRIES: '0',
+    SUPPLIER_TIMEOUT_MS: '3000',
+    ...supplierEnv,
+  });
   const catalogueServer = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig)), 0, '127.0.0.1');
   servers.push(catalogueServer);
   const catalogueAddress = catalogueServer.address();
@@ -144,7 +162,10 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
         }),
     async account() {
       const caller = newCaller('live');
-      const res = await request(app).put(`/internal/accounts/${caller.accountId}`).set(operatorHeaders()).send({ verified: true, live_balance_cents: 10_000_000 });
+      const res = await request(app)
+        .put(`/internal/accounts/${caller.accountId}`)
+        .set(operatorHeaders())
+        .send({ verified: true, live_balance_cents: 10_000_000 });
       expect(res.status).toBe(200);
       return caller;
     },
@@ -165,5 +186,3 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
     },
   };
 }
-
-

@@ -152,8 +152,7 @@ describe('PATCH /v1/esim/{id} with metadata', () => {
   it('answers a retry with the same Idempotency-Key from the record written with the change', async () => {
     const caller = newCaller('test');
     const esim = await buyEsim(h, caller);
-    const patch = (key: string, body: object) =>
-      request(h.app).patch(`/v1/esim/${esim.id}`).set(headersFor(caller)).set('Idempotency-Key', key).send(body);
+    const patch = (key: string, body: object) => request(h.app).patch(`/v1/esim/${esim.id}`).set(headersFor(caller)).set('Idempotency-Key', key).send(body);
     const first = await patch('metadata-retry-0001', { metadata: { step: '1' } });
     expect(first.status).toBe(200);
     expect((await patch('metadata-retry-0002', { metadata: { step: '2' } })).body.metadata).toEqual({ step: '2' });

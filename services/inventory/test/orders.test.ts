@@ -1,7 +1,18 @@
 import type { Esim, Order } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypesOf, eventually, type Harness, headersFor, LIVE_BUNDLE, newCaller, operatorHeaders, resetSupplier, startInventory, supplierCalls } from './support.ts';
+import {
+  eventTypesOf,
+  eventually,
+  type Harness,
+  headersFor,
+  LIVE_BUNDLE,
+  newCaller,
+  operatorHeaders,
+  resetSupplier,
+  startInventory,
+  supplierCalls,
+} from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -151,7 +162,8 @@ describe('POST /v1/esim with a test key', () => {
   it('concurrent orders (written together, group-committed) are each whole: their eSIMs, events and answers, replayed as answered', async () => {
     const fresh = newCaller('test');
     const keys = Array.from({ length: 10 }, (_, i) => `idem-together-${i}-${Date.now()}`);
-    const send = (key: string) => request(h.app).post('/v1/esim').set(headersFor(fresh)).set('Idempotency-Key', key).send({ bundle: 'esim_5GB_30D_EU', quantity: 2 });
+    const send = (key: string) =>
+      request(h.app).post('/v1/esim').set(headersFor(fresh)).set('Idempotency-Key', key).send({ bundle: 'esim_5GB_30D_EU', quantity: 2 });
     const answers = await Promise.all(keys.map(send));
     for (const res of answers) expect(res.status).toBe(201);
     const orders = answers.map((res) => res.body as Order);
@@ -160,7 +172,13 @@ describe('POST /v1/esim with a test key', () => {
     expect(await h.db.knex('inventory.esims').whereIn('id', esimIds).count<{ count: string }[]>({ count: '*' })).toEqual([{ count: '20' }]);
     for (const id of esimIds) expect(await eventTypesOf(h, id, 1)).toEqual(['esim.released']);
     // Orders sent at once were written by fewer transactions than orders.
-    const transactions = await h.db.knex('inventory.orders').whereIn('id', orders.map((order) => order.id)).select(h.db.knex.raw('count(distinct xmin::text) as count'));
+    const transactions = await h.db
+      .knex('inventory.orders')
+      .whereIn(
+        'id',
+        orders.map((order) => order.id),
+      )
+      .select(h.db.knex.raw('count(distinct xmin::text) as count'));
     expect(Number(transactions[0]?.count)).toBeLessThan(10);
     const replays = await Promise.all(keys.map(send));
     replays.forEach((res, i) => {

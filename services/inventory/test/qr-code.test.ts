@@ -76,9 +76,7 @@ describe('GET /v1/esim/{id}/qr_code', () => {
 
   it('is 404 resource_not_found for an eSIM without an activation code, which has null apple_install_url', async () => {
     const bare = await buyEsim(h, caller);
-    expect(bare.apple_install_url).toBe(
-      `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(bare.activation_code ?? '')}`,
-    );
+    expect(bare.apple_install_url).toBe(`https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(bare.activation_code ?? '')}`);
     await h.db.knex('inventory.esims').where({ id: bare.id }).update({ activation_code: null, smdp_address: null, matching_id: null });
     const res = await h.qrCode(caller, bare.id);
     expect(res.status).toBe(404);

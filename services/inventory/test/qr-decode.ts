@@ -43,7 +43,11 @@ export function decodeSvg(text: string): string | undefined {
     let x = 0;
     let y = 0;
     for (const [, command = '', args = ''] of (path.getAttribute('d') ?? '').matchAll(/([A-Za-z])([^A-Za-z]*)/g)) {
-      const numbers = args.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+      const numbers = args
+        .trim()
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .map(Number);
       if (command === 'M' || command === 'm') {
         x = (command === 'm' ? x : 0) + (numbers[0] ?? 0);
         y = (command === 'm' ? y : 0) + (numbers[1] ?? 0);

@@ -5,7 +5,11 @@ import { newCaller } from './support.ts';
 
 const caller = newCaller('test');
 let serial = 0;
-const profile = (): SuppliedProfile => ({ iccid: `89000${String((serial += 1)).padStart(14, '0')}`, smdp_address: 'sandbox.smdp.invalid', matching_id: `TEST-${serial}` });
+const profile = (): SuppliedProfile => ({
+  iccid: `89000${String((serial += 1)).padStart(14, '0')}`,
+  smdp_address: 'sandbox.smdp.invalid',
+  matching_id: `TEST-${serial}`,
+});
 
 /** A stock over a scripted catalogue: each call answers the next outcome (a count, or a failure). */
 function scripted(outcomes: (number | Error)[], block = 10) {

@@ -3,7 +3,17 @@ import type { Order, SupplierRelease } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishRelease } from '../src/db/release-repository.ts';
-import { eventually, headersFor, LIVE_BUNDLE, newCaller, operatorHeaders, resetSupplier, startInventory, supplierBundleState, type Harness } from './support.ts';
+import {
+  eventually,
+  headersFor,
+  LIVE_BUNDLE,
+  newCaller,
+  operatorHeaders,
+  resetSupplier,
+  startInventory,
+  supplierBundleState,
+  type Harness,
+} from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -114,7 +124,19 @@ describe('the operator routes over supplier releases', () => {
     // Without the internal token the service answers nothing but a 401.
     expectError(await request(h.app).get('/internal/supplier-releases'), 401, 'key_invalid');
     // A call made for an API key (as a steered public request would be) finds no such route.
-    expectError(await request(h.app).get('/internal/supplier-releases').set(headersFor(newCaller('test'))), 404, 'no_such_route');
-    expectError(await request(h.app).post(`/internal/supplier-releases/${newId('order')}/retry`).set(headersFor(newCaller('test'))), 404, 'no_such_route');
+    expectError(
+      await request(h.app)
+        .get('/internal/supplier-releases')
+        .set(headersFor(newCaller('test'))),
+      404,
+      'no_such_route',
+    );
+    expectError(
+      await request(h.app)
+        .post(`/internal/supplier-releases/${newId('order')}/retry`)
+        .set(headersFor(newCaller('test'))),
+      404,
+      'no_such_route',
+    );
   });
 });

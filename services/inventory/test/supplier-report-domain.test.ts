@@ -85,7 +85,14 @@ describe('a supplier report applied to a live eSIM', () => {
   it('depleted from released: installed, activated, 50, 80, 100, expired (data_exhausted), each once', () => {
     const depleted = report({ state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: GB });
     const plan = planSupplierReport(esim(), null, depleted, NOW);
-    expect(eventsOf(plan)).toEqual(['esim.installed', 'esim.activated', 'esim.usage.threshold:50', 'esim.usage.threshold:80', 'esim.usage.threshold:100', 'esim.expired']);
+    expect(eventsOf(plan)).toEqual([
+      'esim.installed',
+      'esim.activated',
+      'esim.usage.threshold:50',
+      'esim.usage.threshold:80',
+      'esim.usage.threshold:100',
+      'esim.expired',
+    ]);
     expect(plan.esim).toMatchObject({ state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: GB, updated_at: NOW });
     expect(planSupplierReport(plan.esim, plan.observedAt, depleted, NOW).ignored).toBe('final');
   });
@@ -98,7 +105,9 @@ describe('a supplier report applied to a live eSIM', () => {
 
   it('expired without a reason: data_exhausted at the limit, validity_ended otherwise', () => {
     expect(planSupplierReport(esim({ state: 'active' }), null, report({ state: 'expired' }), NOW).esim.expired_reason).toBe('validity_ended');
-    expect(planSupplierReport(esim({ state: 'active' }), null, report({ state: 'expired', data_used_bytes: GB }), NOW).esim.expired_reason).toBe('data_exhausted');
+    expect(planSupplierReport(esim({ state: 'active' }), null, report({ state: 'expired', data_used_bytes: GB }), NOW).esim.expired_reason).toBe(
+      'data_exhausted',
+    );
   });
 
   it('a report older than the newest applied changes nothing (out of order)', () => {
@@ -142,7 +151,12 @@ describe('a supplier report applied to a live eSIM', () => {
   });
 
   it('unlimited: usage is kept uncapped and fires no threshold', () => {
-    const plan = planSupplierReport(esim({ state: 'active', data_limit_bytes: null }), null, report({ state: 'active', data_used_bytes: 5 * GB, data_limit_bytes: null }), NOW);
+    const plan = planSupplierReport(
+      esim({ state: 'active', data_limit_bytes: null }),
+      null,
+      report({ state: 'active', data_used_bytes: 5 * GB, data_limit_bytes: null }),
+      NOW,
+    );
     expect(plan.changes).toEqual([]);
     expect(plan.esim.data_used_bytes).toBe(5 * GB);
   });

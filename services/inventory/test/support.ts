@@ -7,7 +7,18 @@ import {
 } from '@connectivity/catalogue';
 import { startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { INTERNAL_HEADERS, type Environment, type Esim, type Order } from '@connectivity/contracts';
-import { closeServer, createLogger, listen, newId, runMigrations, startService, type Bus, type Database, type InternalEvent, type StartedService } from '@connectivity/platform';
+import {
+  closeServer,
+  createLogger,
+  listen,
+  newId,
+  runMigrations,
+  startService,
+  type Bus,
+  type Database,
+  type InternalEvent,
+  type StartedService,
+} from '@connectivity/platform';
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import { eventually } from '@connectivity/platform/testing';
 export { eventually };
@@ -147,8 +158,7 @@ export async function startInventory(): Promise<Harness> {
     events,
     eventsOf: (esimId) => events.filter((e) => (e.data as { object?: { id?: string } }).object?.id === esimId),
     order: (caller, body) => request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),
-    patch: (caller, id, state) =>
-      request(app).patch(`/v1/esim/${id}`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send({ state }),
+    patch: (caller, id, state) => request(app).patch(`/v1/esim/${id}`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send({ state }),
     update: (caller, id, body) => request(app).patch(`/v1/esim/${id}`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),
     qrCode: (caller, id, accept) => {
       const req = request(app).get(`/v1/esim/${id}/qr_code`).set(headersFor(caller));
@@ -162,10 +172,7 @@ export async function startInventory(): Promise<Harness> {
     usage: (caller, id, bytes) => request(app).post(`/internal/esims/${id}/usage`).set(headersFor(caller)).send({ bytes }),
     get: (caller, path) => request(app).get(path).set(headersFor(caller)),
     async fund(accountId, settings) {
-      const res = await request(app)
-        .put(`/internal/accounts/${accountId}`)
-        .set(operatorHeaders())
-        .send(settings);
+      const res = await request(app).put(`/internal/accounts/${accountId}`).set(operatorHeaders()).send(settings);
       expect(res.status).toBe(200);
     },
     async withoutSupplier() {

@@ -25,7 +25,8 @@ const logger = createLogger({ name: 'test-clocks-test', level: 'silent' });
 const key = () => `idem-${newId('request')}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const createClock = (caller: Caller, body: object = {}) => request(h.app).post('/v1/test/clocks').set(headersFor(caller)).set('Idempotency-Key', key()).send(body);
+const createClock = (caller: Caller, body: object = {}) =>
+  request(h.app).post('/v1/test/clocks').set(headersFor(caller)).set('Idempotency-Key', key()).send(body);
 const advance = (caller: Caller, id: string, frozenTime: number, idempotencyKey = key()) =>
   request(h.app).post(`/v1/test/clocks/${id}/advance`).set(headersFor(caller)).set('Idempotency-Key', idempotencyKey).send({ frozen_time: frozenTime });
 const remove = (caller: Caller, id: string) => request(h.app).delete(`/v1/test/clocks/${id}`).set(headersFor(caller)).set('Idempotency-Key', key());
@@ -138,7 +139,10 @@ describe('eSIMs on a test clock', () => {
       expect(expired[0]?.time).toBe(new Date((esim.expires_at ?? 0) * 1000).toISOString());
       expect(await outboxCount(esim.id, 'esim.expired')).toBe(1);
     }
-    expect(h.eventsOf(suspendedOne.id).at(-1)).toMatchObject({ type: 'esim.expired', data: { previous_state: 'suspended', object: { state: 'expired', test_clock: clock.id } } });
+    expect(h.eventsOf(suspendedOne.id).at(-1)).toMatchObject({
+      type: 'esim.expired',
+      data: { previous_state: 'suspended', object: { state: 'expired', test_clock: clock.id } },
+    });
   });
 
   it('are left alone by the real-time sweeper, however late it runs', async () => {
@@ -183,7 +187,7 @@ describe('eSIMs on a test clock', () => {
     }
     const now = (await h.get(caller, `/v1/test/clocks/${clock.id}`)).body as TestClock;
     expect(now.status).toBe('ready');
-    for (const esim of [first, ...((ordered?.body as Order).esims)]) {
+    for (const esim of [first, ...(ordered?.body as Order).esims]) {
       const read = (await h.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
       // Whatever the order of commits, an eSIM whose validity the clock passed is expired, once.
       expect(read.state).toBe((read.expires_at ?? Infinity) <= now.frozen_time ? 'expired' : 'released');
@@ -221,12 +225,16 @@ describe('advancing a test clock', () => {
     if (!esim) throw new Error('no eSIM');
     // An advance under way in another instance: marked, its effects not committed yet.
     const hold = (leaseUntil: number) =>
-      h.db.knex.withSchema(SCHEMA).table('test_clocks').where({ id: clock.id }).update({
-        status: 'advancing',
-        advance_token: 'another-instance',
-        advance_to: frozen + 60,
-        advance_lease_until: leaseUntil,
-      });
+      h.db.knex
+        .withSchema(SCHEMA)
+        .table('test_clocks')
+        .where({ id: clock.id })
+        .update({
+          status: 'advancing',
+          advance_token: 'another-instance',
+          advance_to: frozen + 60,
+          advance_lease_until: leaseUntil,
+        });
     await hold(Date.now() + 60_000);
     expect((await h.get(caller, `/v1/test/clocks/${clock.id}`)).body).toMatchObject({ status: 'advancing', frozen_time: frozen });
     const refused = await advance(caller, clock.id, frozen + 8 * DAY);

@@ -3,7 +3,18 @@ import { NO_CLAIM } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { updateEsim } from '../src/use-cases/update-esim.ts';
-import { buyEsim, type Caller, eventTypesOf, eventually, type Harness, headersFor, newCaller, resetSupplier, startInventory, supplierBundleState } from './support.ts';
+import {
+  buyEsim,
+  type Caller,
+  eventTypesOf,
+  eventually,
+  type Harness,
+  headersFor,
+  newCaller,
+  resetSupplier,
+  startInventory,
+  supplierBundleState,
+} from './support.ts';
 
 let h: Harness;
 beforeAll(async () => {

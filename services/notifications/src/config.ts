@@ -25,7 +25,10 @@ const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback
 /** A switch spelled plainly; anything else stops the start rather than being read as off. */
 const onOff = (fallback: boolean) =>
   z
-    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']).optional())
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.trim().toLowerCase() : value),
+      z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off', '']).optional(),
+    )
     .transform((value) => (value === undefined || value === '' ? fallback : ['1', 'true', 'yes', 'on'].includes(value)));
 
 /** notifications's environment, parsed once at boot (the platform's common variables + its own). */
@@ -72,7 +75,11 @@ export const configSchema = serviceConfigSchema(8084)
      * How long an event is kept, with its deliveries and attempts: listing and replay reach back
      * this far. A delivery still pending keeps its event until it ends.
      */
-    EVENT_RETENTION_MS: z.coerce.number().int().min(1).default(30 * 86_400_000),
+    EVENT_RETENTION_MS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(30 * 86_400_000),
     /** How often a delivery worker prunes what has outlived the retention. */
     RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1).default(3_600_000),
     /** An open event stream sends a comment line this often (DECISIONS.md: 15 s). */

@@ -80,7 +80,13 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
       {
         name: 'event retention',
         start: ({ db, logger, config }) =>
-          startRetention({ knex: db.knex, logger, keepMs: config.EVENT_RETENTION_MS, intervalMs: config.RETENTION_SWEEP_INTERVAL_MS, batchSize: config.RETENTION_BATCH_SIZE }),
+          startRetention({
+            knex: db.knex,
+            logger,
+            keepMs: config.EVENT_RETENTION_MS,
+            intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+            batchSize: config.RETENTION_BATCH_SIZE,
+          }),
       },
       {
         name: 'event replays',
@@ -108,7 +114,8 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
     consumers: [
       {
         name: 'event consumer',
-        start: ({ bus, db, logger, config }) => startEventConsumer({ bus, db, logger, maxDeliver: config.EVENT_MAX_DELIVER, backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS }),
+        start: ({ bus, db, logger, config }) =>
+          startEventConsumer({ bus, db, logger, maxDeliver: config.EVENT_MAX_DELIVER, backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS }),
       },
       {
         name: 'stream notices',

@@ -75,7 +75,12 @@ describe('webhook delivery', () => {
     }
     await h.publish(me, 'esim.activated', { object: esim('active'), previous_state: 'installed' });
     await eventually(() => receiver.hits('/thresholds').length === 3);
-    expect(receiver.hits('/thresholds').map((r) => r.event.data.threshold_percent).sort()).toEqual([100, 50, 80]);
+    expect(
+      receiver
+        .hits('/thresholds')
+        .map((r) => r.event.data.threshold_percent)
+        .sort(),
+    ).toEqual([100, 50, 80]);
     expect(receiver.hits('/thresholds').every((r) => r.event.type === 'esim.usage.threshold')).toBe(true);
   });
 
@@ -145,7 +150,9 @@ describe('webhook delivery', () => {
   it('honours Retry-After on 429 and 503', async () => {
     const me = caller(newAccount(), 'test');
     const endpoint = await hook(me, '/busy');
-    receiver.reply('/busy', (n) => (n === 1 ? { status: 503, headers: { 'retry-after': '1' } } : n === 2 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 }));
+    receiver.reply('/busy', (n) =>
+      n === 1 ? { status: 503, headers: { 'retry-after': '1' } } : n === 2 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 },
+    );
     await h.publish(me, 'esim.activated', { object: esim('active'), previous_state: 'installed' });
     await eventually(() => receiver.hits('/busy').length === 3, 15_000);
     const hits = receiver.hits('/busy');
@@ -227,7 +234,13 @@ describe('replay', () => {
     const res = await h.post(me, '/v1/events/replay', { since });
     expect(res.body).toEqual({ object: 'replay', queued: 2, endpoints: 1, since, event: null });
     await eventually(() => receiver.hits('/replay-since').length === 5);
-    expect(receiver.hits('/replay-since').slice(3).map((r) => r.id).sort()).toEqual([threeHours.id, thirtyMin.id].sort());
+    expect(
+      receiver
+        .hits('/replay-since')
+        .slice(3)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([threeHours.id, thirtyMin.id].sort());
 
     const all = await h.post(me, '/v1/events/replay');
     expect(all.status).toBe(200);

@@ -66,23 +66,62 @@ describe('delivery outcome', () => {
 
 describe('address policy', () => {
   it.each([
-    '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-    '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:7f00:1',
-    '::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', 'not-an-ip',
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    'not-an-ip',
     // IPv4 embedded in IPv6: compatible, translated, 6to4, Teredo, local-use NAT64.
-    '::127.0.0.1', '::7f00:1', '[::127.0.0.1]', '::ffff:0:7f00:1', '::ffff:0:808:808', '2002:7f00:1::', '2002:808:808::1',
-    '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '64:ff9b:1::808:808',
+    '::127.0.0.1',
+    '::7f00:1',
+    '[::127.0.0.1]',
+    '::ffff:0:7f00:1',
+    '::ffff:0:808:808',
+    '2002:7f00:1::',
+    '2002:808:808::1',
+    '2001::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '64:ff9b:1::808:808',
     // Documentation, benchmarking and other ranges that are no public host.
-    '2001:db8::1', '2001:2::1', '3fff::1', '5f00::1', '100::1', 'ff02::1', '192.0.2.1', '198.18.0.1', '192.88.99.1',
+    '2001:db8::1',
+    '2001:2::1',
+    '3fff::1',
+    '5f00::1',
+    '100::1',
+    'ff02::1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '192.88.99.1',
     // Not canonical: never judged as the address a lenient parser would read.
-    '0x7f000001', '127.1', '2130706433', 'fe80::1%eth0',
+    '0x7f000001',
+    '127.1',
+    '2130706433',
+    'fe80::1%eth0',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '[2606:4700:4700::1111]'])('allows %s', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '[2606:4700:4700::1111]'])(
+    'allows %s',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 });
 
 describe('endpoint URL', () => {
@@ -109,7 +148,14 @@ describe('network failures', () => {
   it('are shown as a class, whatever the socket said', () => {
     expect(networkFailure('ECONNREFUSED')).toBe('connection_refused');
     expect(networkFailure('ETIMEDOUT')).toBe('timeout');
-    for (const code of ['ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']) {
+    for (const code of [
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'CERT_HAS_EXPIRED',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+      'EPROTO',
+    ]) {
       expect(networkFailure(code)).toBe('tls_error');
     }
     for (const code of ['ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', undefined]) expect(networkFailure(code)).toBe('connection_error');

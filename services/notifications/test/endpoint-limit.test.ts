@@ -11,7 +11,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const create = (who: ReturnType<typeof caller>, path: string) => h.post(who, '/v1/webhooks', { url: `https://hooks.example.com/${path}`, enabled_events: ['*'] });
+const create = (who: ReturnType<typeof caller>, path: string) =>
+  h.post(who, '/v1/webhooks', { url: `https://hooks.example.com/${path}`, enabled_events: ['*'] });
 
 describe('the cap on webhook endpoints per account and environment', () => {
   it('refuses one endpoint past the cap with invalid_parameter, naming no parameter', async () => {

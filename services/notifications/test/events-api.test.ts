@@ -21,7 +21,12 @@ const listIds = async (who: ReturnType<typeof caller>, query = '') => {
 describe('event log', () => {
   it('stores each event once, even when it arrives twice', async () => {
     const me = caller(newAccount(), 'test');
-    const event = buildEvent({ type: 'esim.activated', environment: 'test', accountId: me.accountId, data: { object: esim('active'), previous_state: 'installed' } });
+    const event = buildEvent({
+      type: 'esim.activated',
+      environment: 'test',
+      accountId: me.accountId,
+      data: { object: esim('active'), previous_state: 'installed' },
+    });
     // Different message ids get past the bus's de-duplication, as a re-publish after its window would.
     await h.bus.publish({ id: event.id, subject: eventSubject('test', event.type), payload: event });
     await h.bus.publish({ id: `${event.id}-again`, subject: eventSubject('test', event.type), payload: event });
@@ -39,7 +44,13 @@ describe('event log', () => {
     const second = new Date('2026-11-22T10:15:30.000Z').getTime();
     // Two instances emitting in one second: ids (and created_at) do not tell which came first.
     const make = (ms: number, id: string) => ({
-      ...buildEvent({ type: 'esim.activated', environment: 'test', accountId: me.accountId, data: { object: esim('active'), previous_state: 'installed' }, now: new Date(second + ms) }),
+      ...buildEvent({
+        type: 'esim.activated',
+        environment: 'test',
+        accountId: me.accountId,
+        data: { object: esim('active'), previous_state: 'installed' },
+        now: new Date(second + ms),
+      }),
       id,
     });
     const early = make(100, 'evt_zzzzzzzzzzzzzzzzzzzzzzzzzz');
@@ -77,7 +88,9 @@ describe('event log', () => {
     const published = [];
     // Two events share each second, so the id breaks the tie.
     for (let i = 0; i < 6; i += 1) {
-      published.push(await h.publish(me, 'esim.activated', { object: esim('active'), previous_state: 'installed' }, new Date(base + Math.floor(i / 2) * 1000 + i)));
+      published.push(
+        await h.publish(me, 'esim.activated', { object: esim('active'), previous_state: 'installed' }, new Date(base + Math.floor(i / 2) * 1000 + i)),
+      );
     }
     await h.publish(caller(account, 'live'), 'esim.activated', { object: esim('active'), previous_state: 'installed' });
     const strangers = caller(newAccount(), 'test');

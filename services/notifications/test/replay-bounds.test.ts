@@ -70,7 +70,8 @@ async function gatedReceiver() {
 
 const replayOf = async (accountId: string) =>
   (await h.db.knex('notifications.replays').where({ account_id: accountId }).orderBy('id')) as { total: number; done: number; status: string }[];
-const pending = async (endpointId: string) => Number((await h.db.knex('notifications.deliveries').where({ endpoint_id: endpointId, status: 'pending' }).count({ n: '*' }))[0]?.n ?? 0);
+const pending = async (endpointId: string) =>
+  Number((await h.db.knex('notifications.deliveries').where({ endpoint_id: endpointId, status: 'pending' }).count({ n: '*' }))[0]?.n ?? 0);
 
 describe('bounded replay', () => {
   it('reaches back at most 30 days: an older since is 400 invalid_parameter, param since', async () => {
@@ -106,7 +107,12 @@ describe('bounded replay', () => {
       await eventually(async () => (await replayOf(me.accountId))[0]?.status === 'finished', 10_000, 'the replay finished');
       expect((await replayOf(me.accountId))[0]).toMatchObject({ total: 5, done: 5 });
       await eventually(() => gate.ids.length === 13, 10_000, 'five replayed deliveries');
-      expect(gate.ids.slice(8).sort()).toEqual(events.slice(3).map((event) => event.id).sort());
+      expect(gate.ids.slice(8).sort()).toEqual(
+        events
+          .slice(3)
+          .map((event) => event.id)
+          .sort(),
+      );
     } finally {
       await gate.close();
     }

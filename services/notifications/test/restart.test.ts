@@ -36,13 +36,17 @@ describe('several notifications instances and restarts', () => {
       await eventually(() => receiver.hits('/restart').filter((r) => r.id === failing.id).length === 2, 10_000, 'the retry');
       await eventually(() => receiver.hits('/restart').some((r) => r.id === whileDown.id), 10_000, 'the event published while down');
       // The receiver answers before the attempt is recorded: wait for the record too.
-      const forFailing = await eventually(async () => {
-        const res = await h.get(me, `/v1/webhooks/${endpoint.id}/deliveries`);
-        const list = (res.body.data as { event: string; attempt: number; status: string }[])
-          .filter((a) => a.event === failing.id)
-          .map((a) => [a.attempt, a.status]);
-        return list.length === 2 && list;
-      }, 10_000, 'both attempts recorded');
+      const forFailing = await eventually(
+        async () => {
+          const res = await h.get(me, `/v1/webhooks/${endpoint.id}/deliveries`);
+          const list = (res.body.data as { event: string; attempt: number; status: string }[])
+            .filter((a) => a.event === failing.id)
+            .map((a) => [a.attempt, a.status]);
+          return list.length === 2 && list;
+        },
+        10_000,
+        'both attempts recorded',
+      );
       expect(forFailing.sort()).toEqual([
         [1, 'failed'],
         [2, 'succeeded'],
@@ -62,10 +66,14 @@ describe('several notifications instances and restarts', () => {
       for (let i = 0; i < 20; i += 1) {
         ids.add((await h.publish(me, 'esim.activated', { object: esim('active'), previous_state: 'installed' })).id);
       }
-      await eventually(async () => {
-        const rows = await h.db.knex('notifications.deliveries').where({ endpoint_id: endpoint.id, status: 'succeeded' }).count<{ n: string }[]>({ n: '*' });
-        return Number(rows[0]?.n) === 20;
-      }, 20_000, 'twenty successful deliveries');
+      await eventually(
+        async () => {
+          const rows = await h.db.knex('notifications.deliveries').where({ endpoint_id: endpoint.id, status: 'succeeded' }).count<{ n: string }[]>({ n: '*' });
+          return Number(rows[0]?.n) === 20;
+        },
+        20_000,
+        'twenty successful deliveries',
+      );
       const hits = receiver.hits('/pair');
       expect(new Set(hits.map((r) => r.id))).toEqual(ids);
       expect(hits).toHaveLength(20);

@@ -75,7 +75,10 @@ describe('rotating WEBHOOK_SECRET_KEY', () => {
       const sealedB = await h.endpoint(me, receiver.url('/unknown-b'));
       await h.stop(first);
       // As an instance rotated to key B would have left it.
-      await h.db.knex('notifications.endpoints').where({ id: sealedB.id }).update({ secret_sealed: createSecretBox(keyB).seal(sealedB.secret, sealedB.id) });
+      await h.db
+        .knex('notifications.endpoints')
+        .where({ id: sealedB.id })
+        .update({ secret_sealed: createSecretBox(keyB).seal(sealedB.secret, sealedB.id) });
       const before = await sealedRows(h);
 
       const failure: unknown = await h.start({ WEBHOOK_SECRET_KEY: hex(keyC), WEBHOOK_SECRET_KEY_PREVIOUS: hex(keyA) }).catch((err: unknown) => err);

@@ -23,12 +23,22 @@ afterAll(async () => {
 });
 
 const event = (who: ReturnType<typeof caller>, at: number): InternalEvent =>
-  buildEvent({ type: 'esim.activated', environment: who.environment, accountId: who.accountId, data: { object: esim('active'), previous_state: 'installed' }, now: new Date(at) });
+  buildEvent({
+    type: 'esim.activated',
+    environment: who.environment,
+    accountId: who.accountId,
+    data: { object: esim('active'), previous_state: 'installed' },
+    now: new Date(at),
+  });
 const entries = async (accountId: string) =>
-  ((await h.db.knex('notifications.stream_entries').where({ account_id: accountId, environment: 'test' }).orderBy('seq')) as { seq: string | number; event_id: string }[]).map(
-    (entry) => [Number(entry.seq), entry.event_id],
-  );
-const deliveries = async (eventId: string) => Number((await h.db.knex('notifications.deliveries').where({ event_id: eventId }).count<{ count: string }[]>('* as count'))[0]?.count);
+  (
+    (await h.db.knex('notifications.stream_entries').where({ account_id: accountId, environment: 'test' }).orderBy('seq')) as {
+      seq: string | number;
+      event_id: string;
+    }[]
+  ).map((entry) => [Number(entry.seq), entry.event_id]);
+const deliveries = async (eventId: string) =>
+  Number((await h.db.knex('notifications.deliveries').where({ event_id: eventId }).count<{ count: string }[]>('* as count'))[0]?.count);
 
 describe('storeAndQueue, a batch in one statement', () => {
   it('stores each event once, queues per matching endpoint, and numbers stream entries in batch order', async () => {
@@ -63,7 +73,10 @@ describe('storeAndQueue, a batch in one statement', () => {
     ]);
     expect(await entries(other.accountId)).toEqual([[1, theirs.id]]);
     expect(await entries(live.accountId)).toEqual([]);
-    const stored = await h.db.knex('notifications.events').where({ id: b.id }).first<{ envelope: Record<string, unknown>; trace_context: Record<string, string>; account_id: string }>();
+    const stored = await h.db
+      .knex('notifications.events')
+      .where({ id: b.id })
+      .first<{ envelope: Record<string, unknown>; trace_context: Record<string, string>; account_id: string }>();
     const { account_id: _accountId, ...envelope } = b;
     expect(stored?.envelope).toEqual(envelope);
     expect(stored?.account_id).toBe(me.accountId);

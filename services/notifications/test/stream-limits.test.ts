@@ -48,7 +48,11 @@ const publish = (who: Caller) => h.publish(who, 'esim.activated', { object: esim
 const storedOrder = (who: Caller, count: number) =>
   eventually(
     async () => {
-      const rows = await h.db.knex('notifications.stream_entries').where({ account_id: who.accountId, environment: 'test' }).orderBy('seq').select<{ event_id: string }[]>('event_id');
+      const rows = await h.db
+        .knex('notifications.stream_entries')
+        .where({ account_id: who.accountId, environment: 'test' })
+        .orderBy('seq')
+        .select<{ event_id: string }[]>('event_id');
       return rows.length >= count && rows.map((row) => row.event_id);
     },
     10_000,

@@ -29,8 +29,13 @@ describe('the stream log', () => {
     const me = caller(newAccount(), 'test');
     const other = caller(newAccount(), 'test');
     const published = [];
-    for (let i = 0; i < 30; i += 1) published.push(await h.publish(i % 3 === 0 ? other : me, 'esim.activated', { object: esim('active'), previous_state: 'installed' }));
-    await eventually(async () => (await entries(me.accountId, 'test')).length === 20 && (await entries(other.accountId, 'test')).length === 10, 15_000, 'all stored');
+    for (let i = 0; i < 30; i += 1)
+      published.push(await h.publish(i % 3 === 0 ? other : me, 'esim.activated', { object: esim('active'), previous_state: 'installed' }));
+    await eventually(
+      async () => (await entries(me.accountId, 'test')).length === 20 && (await entries(other.accountId, 'test')).length === 10,
+      15_000,
+      'all stored',
+    );
     const mine = await entries(me.accountId, 'test');
     expect(mine.map((entry) => Number(entry.seq))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(new Set(mine.map((entry) => entry.event_id))).toEqual(new Set(published.filter((_, i) => i % 3 !== 0).map((event) => event.id)));
@@ -62,7 +67,11 @@ describe('the stream log', () => {
     ]);
     // A live replay writes nothing to a stream.
     expect((await h.post(live, '/v1/events/replay', { since })).status).toBe(200);
-    await eventually(async () => (await h.db.knex('notifications.replays').where({ account_id: account, environment: 'live', status: 'finished' })).length === 1, 10_000, 'the live replay');
+    await eventually(
+      async () => (await h.db.knex('notifications.replays').where({ account_id: account, environment: 'live', status: 'finished' })).length === 1,
+      10_000,
+      'the live replay',
+    );
     expect(await entries(account, 'live')).toEqual([]);
   });
 

@@ -36,7 +36,12 @@ describe('tracing', () => {
 
     // As the outbox relay publishes it: the trace context of the request that caused the event.
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const event = buildEvent({ type: 'esim.activated', environment: 'test', accountId: me.accountId, data: { object: esim('active'), previous_state: 'installed' } });
+    const event = buildEvent({
+      type: 'esim.activated',
+      environment: 'test',
+      accountId: me.accountId,
+      data: { object: esim('active'), previous_state: 'installed' },
+    });
     await h.bus.publish({
       id: event.id,
       subject: eventSubject(event.environment, event.type),

@@ -12,7 +12,11 @@ export interface SimulatorContext extends ServiceRuntime {
 }
 
 export function createContext(runtime: ServiceRuntime, config: Config): SimulatorContext {
-  const inventory = createInventoryClient({ baseUrl: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.INVENTORY_TIMEOUT_MS });
+  const inventory = createInventoryClient({
+    baseUrl: config.INVENTORY_URL,
+    internalToken: config.INTERNAL_TOKEN ?? '',
+    timeoutMs: config.INVENTORY_TIMEOUT_MS,
+  });
   return { ...runtime, config, inventory };
 }
 

@@ -121,7 +121,10 @@ export class UsageWorld {
     closers.push(() => supplier.close());
     const db = await createTestDatabase();
     const bus = await createTestBus();
-    closers.push(() => db.close(), () => bus.close());
+    closers.push(
+      () => db.close(),
+      () => bus.close(),
+    );
     await runMigrations(db.knex, catalogueMigrations);
     await runMigrations(db.knex, inventoryMigrations);
 

@@ -96,7 +96,10 @@ describe('POST /v1/test/usage on the real inventory', () => {
     const bought = await world.buy(me, 'esim_1GB_7D_US');
     await world.usage(me, bought.id, 1);
     // Stands in for the passing of the bundle's 7 days: inventory's clock is the real one.
-    await world.db.knex('inventory.esims').where({ id: bought.id }).update({ expires_at: Math.floor(Date.now() / 1000) - 1 });
+    await world.db
+      .knex('inventory.esims')
+      .where({ id: bought.id })
+      .update({ expires_at: Math.floor(Date.now() / 1000) - 1 });
 
     expectError(await world.usage(me, bought.id, 1_000), 400, 'invalid_parameter', 'esim');
     expect(await world.read(me, bought.id)).toMatchObject({ state: 'expired', data_used_bytes: 1 });

@@ -30,9 +30,7 @@ export async function up(knex: Knex): Promise<void> {
       last_used_at timestamptz,
       revoked_at timestamptz
     )`);
-  await knex.raw(
-    `create unique index api_keys_one_active on gateway.api_keys (account_id, environment) where status = 'active'`,
-  );
+  await knex.raw(`create unique index api_keys_one_active on gateway.api_keys (account_id, environment) where status = 'active'`);
   await knex.raw('create index api_keys_by_account on gateway.api_keys (account_id, created_at, id)');
 }
 

@@ -46,10 +46,14 @@ export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64'
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 const outcomeText = (outcome: LocalOutcome) => ('status' in outcome ? String(outcome.status) : `failed (${outcome.error})`);
@@ -84,7 +88,7 @@ export function listen(options: ListenOptions): Listener {
       const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string; param?: string } };
       const code = body.error?.code ?? `HTTP ${response.status}`;
       // The event resumed from is gone (pruned): start from now, and say so.
-      if (response.status === 400 && (body.error?.param === 'Last-Event-ID') && lastEventId) {
+      if (response.status === 400 && body.error?.param === 'Last-Event-ID' && lastEventId) {
         options.print(`${new Date().toISOString()}  cannot resume after ${lastEventId} (${code}); continuing from now`);
         lastEventId = undefined;
         return;

@@ -29,7 +29,9 @@ async function throwawayKeyEvents(sandbox: Sandbox): Promise<EventMatch> {
   if (!mine) throw new CliError('The key in use is not among the account’s active keys.');
   const admin = await sandbox.admin();
   const owned = await succeeded(admin.keys.getKey({ params: { keyId: mine.id } }));
-  const extra = await succeeded(admin.accounts.issueKey({ params: { accountId: owned.account_id }, body: { environment: 'test', scopes: ['catalogue:read'], throwaway: true } }));
+  const extra = await succeeded(
+    admin.accounts.issueKey({ params: { accountId: owned.account_id }, body: { environment: 'test', scopes: ['catalogue:read'], throwaway: true } }),
+  );
   sandbox.out.log(`  issued a throwaway test key ${extra.id} (your key ${mine.id} is untouched)`);
   await sandbox.withKey(extra.secret).version();
   sandbox.out.log(`  made the first request with ${extra.id}`);
@@ -75,6 +77,9 @@ export const TRIGGER_RECIPES = {
     },
   },
   'api_key.issued': { how: 'issues a throwaway test key (admin API), uses it once and revokes it; your key keeps working', run: throwawayKeyEvents },
-  'api_key.first_used': { how: 'issues a throwaway test key (admin API), makes its first request and revokes it; your key keeps working', run: throwawayKeyEvents },
+  'api_key.first_used': {
+    how: 'issues a throwaway test key (admin API), makes its first request and revokes it; your key keeps working',
+    run: throwawayKeyEvents,
+  },
   'api_key.revoked': { how: 'issues a throwaway test key (admin API), uses it once and revokes it; your key keeps working', run: throwawayKeyEvents },
 } as const satisfies Record<EventType, Recipe>;

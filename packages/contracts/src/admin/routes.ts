@@ -54,7 +54,8 @@ export const adminAccountRoutes = c.router({
   issueKey: {
     method: 'POST',
     path: '/admin/accounts/:accountId/keys',
-    summary: 'Issue the account’s key for an environment, revoking the active one in the same transaction (rotation); or, with `throwaway`, an extra test key beside it',
+    summary:
+      'Issue the account’s key for an environment, revoking the active one in the same transaction (rotation); or, with `throwaway`, an extra test key beside it',
     pathParams: accountPath,
     body: issueKeyBodySchema,
     responses: { 201: rotatedApiKeySchema, ...errorResponses([...always, 'missing_parameter', 'invalid_parameter', 'resource_not_found']) },

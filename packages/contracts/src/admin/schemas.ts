@@ -13,37 +13,49 @@ const scopesSchema = z.array(z.enum(SCOPES)).min(1);
 export const issuedApiKeySchema = titled('IssuedApiKey', apiKeySchema.extend({ secret: z.string().describe('The secret, shown only in this answer.') }));
 export type IssuedApiKey = z.infer<typeof issuedApiKeySchema>;
 
-export const createdAccountSchema = titled('CreatedAccount', z.object({
-  object: z.literal('account'),
-  id: idSchema(ID_PREFIXES.account),
-  name: z.string().nullable(),
-  created_at: unixSeconds,
-  keys: z.object({ test: issuedApiKeySchema, live: issuedApiKeySchema }),
-}));
+export const createdAccountSchema = titled(
+  'CreatedAccount',
+  z.object({
+    object: z.literal('account'),
+    id: idSchema(ID_PREFIXES.account),
+    name: z.string().nullable(),
+    created_at: unixSeconds,
+    keys: z.object({ test: issuedApiKeySchema, live: issuedApiKeySchema }),
+  }),
+);
 export type CreatedAccount = z.infer<typeof createdAccountSchema>;
 
-export const accountViewSchema = titled('Account', z.object({
-  object: z.literal('account'),
-  id: idSchema(ID_PREFIXES.account),
-  name: z.string().nullable(),
-  pinned_version: z.string().nullable().describe('The version pinned at the account’s first call; null before it.'),
-  rate_limit_per_minute: z.number().int().min(1).nullable(),
-  created_at: unixSeconds,
-  keys: z.array(apiKeySchema).describe('Every key of the account, test then live; never a secret.'),
-}));
+export const accountViewSchema = titled(
+  'Account',
+  z.object({
+    object: z.literal('account'),
+    id: idSchema(ID_PREFIXES.account),
+    name: z.string().nullable(),
+    pinned_version: z.string().nullable().describe('The version pinned at the account’s first call; null before it.'),
+    rate_limit_per_minute: z.number().int().min(1).nullable(),
+    created_at: unixSeconds,
+    keys: z.array(apiKeySchema).describe('Every key of the account, test then live; never a secret.'),
+  }),
+);
 export type AccountView = z.infer<typeof accountViewSchema>;
 
 /** The account after a settings change, with what the owning services answered (null: not changed by this call). */
-export const updatedAccountSchema = titled('UpdatedAccount', accountViewSchema.extend({
-  settings: accountSettingsSchema.nullable(),
-  live_ordering: z.boolean().nullable(),
-}));
+export const updatedAccountSchema = titled(
+  'UpdatedAccount',
+  accountViewSchema.extend({
+    settings: accountSettingsSchema.nullable(),
+    live_ordering: z.boolean().nullable(),
+  }),
+);
 export type UpdatedAccount = z.infer<typeof updatedAccountSchema>;
 
-export const rotatedApiKeySchema = titled('RotatedApiKey', issuedApiKeySchema.extend({
-  // A fresh object of the same shape: the titled ApiKey made nullable would clash with ApiKey in the document.
-  replaced: z.object(apiKeySchema.shape).nullable().describe('The key this one replaced, now revoked; null when there was none.'),
-}));
+export const rotatedApiKeySchema = titled(
+  'RotatedApiKey',
+  issuedApiKeySchema.extend({
+    // A fresh object of the same shape: the titled ApiKey made nullable would clash with ApiKey in the document.
+    replaced: z.object(apiKeySchema.shape).nullable().describe('The key this one replaced, now revoked; null when there was none.'),
+  }),
+);
 export type RotatedApiKey = z.infer<typeof rotatedApiKeySchema>;
 
 /** A key record with the account it belongs to: how a tool holding a key's id finds its account. */

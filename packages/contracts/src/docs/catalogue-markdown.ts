@@ -6,7 +6,11 @@ const GENERATED = '<!-- Generated from packages/contracts by `pnpm --filter @con
 /** Field names of an event's `data`, from its JSON Schema, for the prose catalogue. */
 function dataFields(schema: Record<string, unknown>): string {
   const properties = schema.properties as Record<string, unknown> | undefined;
-  return properties ? Object.keys(properties).map((name) => `\`${name}\``).join(', ') : '';
+  return properties
+    ? Object.keys(properties)
+        .map((name) => `\`${name}\``)
+        .join(', ')
+    : '';
 }
 
 /** docs/event-catalogue.md: the event types, what emits each and the shape of `data`. */

@@ -23,8 +23,7 @@ export const ERROR_CATALOGUE = {
   invalid_parameter: {
     type: 'invalid_request',
     status: 400,
-    description:
-      'A parameter has the wrong type or value, or is not a parameter of this operation; `param` names it.',
+    description: 'A parameter has the wrong type or value, or is not a parameter of this operation; `param` names it.',
   },
   unsupported_version: {
     type: 'invalid_request',
@@ -94,8 +93,7 @@ export const ERROR_CATALOGUE = {
   idempotency_key_reused: {
     type: 'conflict',
     status: 409,
-    description:
-      'The `Idempotency-Key` was already used for a different request, or its first request is still in progress.',
+    description: 'The `Idempotency-Key` was already used for a different request, or its first request is still in progress.',
   },
   already_exists: {
     type: 'conflict',

@@ -35,9 +35,7 @@ export function apiErrorFromZod(error: ZodError, location: RequestLocation): Api
   if (location === 'headers') {
     if (param === REQUEST_HEADERS.idempotencyKey && missing) return new ApiError('idempotency_key_required', { param });
     if (param === REQUEST_HEADERS.serviceVersion) return new ApiError('unsupported_version', { param });
-    const message = missing
-      ? `Missing required header \`${param}\`.`
-      : `Invalid header \`${param}\`: ${problem(issue, location)}.`;
+    const message = missing ? `Missing required header \`${param}\`.` : `Invalid header \`${param}\`: ${problem(issue, location)}.`;
     return new ApiError(missing ? 'missing_parameter' : 'invalid_parameter', { param, message });
   }
 
@@ -89,9 +87,7 @@ function problem(issue: ZodIssue, location: RequestLocation): string {
     case 'invalid_type': {
       const expected = `must be ${describeType(issue.expected)}`;
       // Every query and header value arrives as a string, so naming the received type would only confuse.
-      return location === 'query' || location === 'headers' || location === 'path'
-        ? expected
-        : `${expected}, but received ${describeType(issue.received)}`;
+      return location === 'query' || location === 'headers' || location === 'path' ? expected : `${expected}, but received ${describeType(issue.received)}`;
     }
     case 'invalid_literal':
       return `must be ${JSON.stringify(issue.expected)}`;

@@ -1,10 +1,5 @@
 import type { z } from 'zod';
-import {
-  apiKeyEventDataSchema,
-  esimReleasedEventDataSchema,
-  esimStateEventDataSchema,
-  esimUsageThresholdEventDataSchema,
-} from './data.ts';
+import { apiKeyEventDataSchema, esimReleasedEventDataSchema, esimStateEventDataSchema, esimUsageThresholdEventDataSchema } from './data.ts';
 import type { EventType } from './types.ts';
 
 export type EventDefinition = { description: string; data: z.ZodTypeAny };
@@ -28,7 +23,8 @@ export const EVENT_CATALOGUE = {
     data: esimStateEventDataSchema,
   },
   'esim.expired': {
-    description: 'The eSIM ended for good: cancelled, its validity ran out, or its data ran out (`object.expired_reason`: `cancelled`, `validity_ended`, `data_exhausted`).',
+    description:
+      'The eSIM ended for good: cancelled, its validity ran out, or its data ran out (`object.expired_reason`: `cancelled`, `validity_ended`, `data_exhausted`).',
     data: esimStateEventDataSchema,
   },
   'esim.usage.threshold': {

@@ -95,8 +95,7 @@ export const internalSupplyContract = c.router(
     findOrder: {
       method: 'GET',
       path: '/internal/supply/orders/:reference',
-      summary:
-        'The profiles the supplier made for an order placed with this `reference` (our order id), or 404: asked after a crash, before buying again',
+      summary: 'The profiles the supplier made for an order placed with this `reference` (our order id), or 404: asked after a crash, before buying again',
       pathParams: z.object({ reference: z.string().min(1).max(100) }),
       responses: {
         200: z.object({ profiles: z.array(suppliedProfileSchema) }),

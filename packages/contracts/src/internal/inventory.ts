@@ -8,9 +8,7 @@ import { internalHeadersSchema } from './headers.ts';
 
 const c = initContract();
 
-export const internalUsageBodySchema = z
-  .object({ bytes: bodyInteger().min(1).max(Number.MAX_SAFE_INTEGER) })
-  .strict();
+export const internalUsageBodySchema = z.object({ bytes: bodyInteger().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();
 
 export const internalInventoryContract = c.router(
   {

@@ -109,9 +109,7 @@ export function extractTitled(node: SchemaObject, schemas: Record<string, Schema
   }
   if (out.items) out.items = extractTitled(out.items, schemas);
   if (out.properties) {
-    out.properties = Object.fromEntries(
-      Object.entries(out.properties).map(([name, value]) => [name, extractTitled(value as SchemaObject, schemas)]),
-    );
+    out.properties = Object.fromEntries(Object.entries(out.properties).map(([name, value]) => [name, extractTitled(value as SchemaObject, schemas)]));
   }
   if (out.title === undefined) return out;
   const { nullable, ...component } = out;

@@ -1,13 +1,5 @@
 import type { AppRoute } from '@ts-rest/core';
-import type {
-  ContentObject,
-  HeaderObject,
-  OperationObject,
-  ParameterObject,
-  ReferenceObject,
-  RequestBodyObject,
-  ResponseObject,
-} from 'openapi3-ts';
+import type { ContentObject, HeaderObject, OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject } from 'openapi3-ts';
 import { canonicalHeaderName } from '../headers.ts';
 import { ERROR_CATALOGUE } from '../errors/catalogue.ts';
 import { routeMetadata } from '../routes/metadata.ts';
@@ -78,8 +70,7 @@ function requestBody({ description: _label, ...body }: RequestBodyObject, route:
 /** Adds what ts-rest cannot know to one operation: tags, security, scopes, header refs, response docs. */
 export function enrichOperation(operation: OperationObject, route: AppRoute): OperationObject {
   const metadata = routeMetadata(route);
-  const scopeNote =
-    metadata.scopes.length > 0 ? ` Requires the ${metadata.scopes.map((scope) => `\`${scope}\``).join(', ')} scope.` : '';
+  const scopeNote = metadata.scopes.length > 0 ? ` Requires the ${metadata.scopes.map((scope) => `\`${scope}\``).join(', ')} scope.` : '';
   const responses = Object.fromEntries(
     Object.entries(operation.responses as Record<string, ResponseObject>).map(([status, response]) => {
       const code = Number(status);

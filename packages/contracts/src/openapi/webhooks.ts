@@ -40,10 +40,15 @@ function signatureHeaders(type: EventType) {
   const body = JSON.stringify(event);
   return [
     { name: WEBHOOK_HEADERS.id, description: 'The event id: the same on every retry and replay. Deduplicate on it.', example: event.id },
-    { name: WEBHOOK_HEADERS.timestamp, description: 'When this attempt was signed, in Unix seconds. Refuse one more than 5 minutes off.', example: String(timestamp) },
+    {
+      name: WEBHOOK_HEADERS.timestamp,
+      description: 'When this attempt was signed, in Unix seconds. Refuse one more than 5 minutes off.',
+      example: String(timestamp),
+    },
     {
       name: WEBHOOK_HEADERS.signature,
-      description: '`v1,` then the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the endpoint secret (base64 after `whsec_`).',
+      description:
+        '`v1,` then the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the endpoint secret (base64 after `whsec_`).',
       example: exampleSignature(event.id, timestamp, body),
     },
   ].map(({ name, description, example }) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example }));

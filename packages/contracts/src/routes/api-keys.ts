@@ -13,10 +13,14 @@ export const apiKeyRoutes = c.router({
     summary: 'List API keys',
     description: 'Lists the keys of the account in catalogue order. Secrets are never returned.',
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('ApiKeyList', apiKeySchema) }, {
-      service: 'gateway',
-      scopes: ['keys:read'],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('ApiKeyList', apiKeySchema) },
+      {
+        service: 'gateway',
+        scopes: ['keys:read'],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
 });

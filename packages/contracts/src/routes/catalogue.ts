@@ -11,13 +11,16 @@ export const catalogueRoutes = c.router({
   listBundles: {
     path: '/v1/esim/bundles',
     summary: 'List bundles',
-    description:
-      'Lists the bundles available to buy, ordered by name. `countries` keeps bundles that cover all the listed countries.',
+    description: 'Lists the bundles available to buy, ordered by name. `countries` keeps bundles that cover all the listed countries.',
     query: paginationQuery.extend({ countries: countriesQuery.optional(), region: regionQuery.optional() }),
-    ...operation('GET', { 200: listOf('BundleList', bundleSchema) }, {
-      service: 'catalogue',
-      scopes: ['catalogue:read'],
-      errors: ['invalid_parameter', 'capability_not_orderable', 'pricing_unavailable', 'supplier_unavailable'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('BundleList', bundleSchema) },
+      {
+        service: 'catalogue',
+        scopes: ['catalogue:read'],
+        errors: ['invalid_parameter', 'capability_not_orderable', 'pricing_unavailable', 'supplier_unavailable'],
+      },
+    ),
   },
 });

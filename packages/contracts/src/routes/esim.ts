@@ -20,12 +20,7 @@ export const createEsimBodySchema = z
     bundle: bundleNameSchema.describe('The name of the bundle to buy, e.g. `esim_5GB_30D_EU`.'),
     quantity: bodyInteger().min(1).max(10).default(1).describe('How many eSIMs to buy, 1 to 10; default 1.'),
     metadata: metadataInputSchema.optional(),
-    test_clock: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('A test clock id (`clock_...`): the eSIMs live in its time. Test keys only.'),
+    test_clock: z.string().min(1).max(200).optional().describe('A test clock id (`clock_...`): the eSIMs live in its time. Test keys only.'),
   })
   .strict();
 
@@ -79,11 +74,15 @@ export const esimRoutes = c.router({
       'Lists the eSIMs of the account in the key’s environment, newest first. `metadata[key]=value` (repeatable, ' +
       'one per key) keeps only the eSIMs whose metadata has every pair given.',
     query: listEsimsQuerySchema,
-    ...operation('GET', { 200: listOf('EsimList', esimSchema) }, {
-      service: 'inventory',
-      scopes: ['esim:read'],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('EsimList', esimSchema) },
+      {
+        service: 'inventory',
+        scopes: ['esim:read'],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
   createEsim: {
     path: '/v1/esim',
@@ -93,21 +92,25 @@ export const esimRoutes = c.router({
       '(one `esim.released` event each). Sandbox orders are simulated and never charged. With `test_clock` the eSIMs ' +
       'are created at the clock’s time and age only when it is advanced.',
     body: createEsimBodySchema,
-    ...operation('POST', { 201: orderSchema }, {
-      service: 'inventory',
-      scopes: ['esim:write'],
-      errors: [
-        'missing_parameter',
-        'invalid_parameter',
-        'balance_insufficient',
-        'verification_required',
-        'capability_not_orderable',
-        'supplier_refused',
-        // `test_clock`: a live key, or a clock that is not the caller's.
-        'live_key_test_resource',
-        'resource_not_found',
-      ],
-    }),
+    ...operation(
+      'POST',
+      { 201: orderSchema },
+      {
+        service: 'inventory',
+        scopes: ['esim:write'],
+        errors: [
+          'missing_parameter',
+          'invalid_parameter',
+          'balance_insufficient',
+          'verification_required',
+          'capability_not_orderable',
+          'supplier_refused',
+          // `test_clock`: a live key, or a clock that is not the caller's.
+          'live_key_test_resource',
+          'resource_not_found',
+        ],
+      },
+    ),
   },
   getEsim: {
     path: '/v1/esim/:id',
@@ -127,11 +130,15 @@ export const esimRoutes = c.router({
       '`metadata` or both.',
     pathParams: esimPathParams,
     body: updateEsimBodySchema,
-    ...operation('PATCH', { 200: esimSchema }, {
-      service: 'inventory',
-      scopes: ['esim:write'],
-      errors: ['missing_parameter', 'invalid_parameter', ...resourceErrors, 'invalid_state_transition', 'capability_not_orderable'],
-    }),
+    ...operation(
+      'PATCH',
+      { 200: esimSchema },
+      {
+        service: 'inventory',
+        scopes: ['esim:write'],
+        errors: ['missing_parameter', 'invalid_parameter', ...resourceErrors, 'invalid_state_transition', 'capability_not_orderable'],
+      },
+    ),
   },
   getEsimQrCode: {
     path: '/v1/esim/:id/qr_code',
@@ -140,11 +147,15 @@ export const esimRoutes = c.router({
       'The activation code as a QR code image to scan on a handset: `image/png` by default, `image/svg+xml` when ' +
       '`Accept` prefers it. An eSIM without an activation code is 404 `resource_not_found`.',
     pathParams: esimPathParams,
-    ...operation('GET', { 200: c.otherResponse({ contentType: 'image/png', body: c.type<Uint8Array>() }) }, {
-      service: 'inventory',
-      scopes: ['esim:read'],
-      errors: resourceErrors,
-      produces: QR_CODE_MEDIA_TYPES,
-    }),
+    ...operation(
+      'GET',
+      { 200: c.otherResponse({ contentType: 'image/png', body: c.type<Uint8Array>() }) },
+      {
+        service: 'inventory',
+        scopes: ['esim:read'],
+        errors: resourceErrors,
+        produces: QR_CODE_MEDIA_TYPES,
+      },
+    ),
   },
 });

@@ -41,9 +41,7 @@ export const streamEventsQuerySchema = z
       .regex(STREAM_TYPES_PATTERN, { message: 'must be comma-separated event types or prefixes ending in .*, e.g. esim.*,api_key.revoked' })
       .optional()
       .describe('Only events of these types: comma-separated types or prefixes ending in `.*` (e.g. `esim.*,api_key.revoked`).'),
-    last_event_id: streamPosition
-      .optional()
-      .describe('Resume after this event, as the `Last-Event-ID` header does (the header wins when both are sent).'),
+    last_event_id: streamPosition.optional().describe('Resume after this event, as the `Last-Event-ID` header does (the header wins when both are sent).'),
   })
   .strict();
 
@@ -58,11 +56,15 @@ export const eventRoutes = c.router({
     summary: 'List events',
     description: 'Lists the events of the account in the key’s environment, newest first.',
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('EventList', eventSchema) }, {
-      service: 'notifications',
-      scopes: ['events:read'],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('EventList', eventSchema) },
+      {
+        service: 'notifications',
+        scopes: ['events:read'],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
   streamEvents: {
     path: '/v1/events/stream',
@@ -74,14 +76,18 @@ export const eventRoutes = c.router({
       'to resume after that event with nothing lost: events stored in between come first, in order. Without it the ' +
       'stream starts with the next event. At least once: after a resume from a replayed event, events may come twice.',
     query: streamEventsQuerySchema,
-    ...operation('GET', { 200: c.otherResponse({ contentType: EVENT_STREAM_MEDIA_TYPE, body: c.type<string>() }) }, {
-      service: 'notifications',
-      scopes: ['events:read'],
-      errors: ['invalid_parameter', 'live_key_test_resource'],
-      testOnly: true,
-      produces: [EVENT_STREAM_MEDIA_TYPE],
-      stream: true,
-    }),
+    ...operation(
+      'GET',
+      { 200: c.otherResponse({ contentType: EVENT_STREAM_MEDIA_TYPE, body: c.type<string>() }) },
+      {
+        service: 'notifications',
+        scopes: ['events:read'],
+        errors: ['invalid_parameter', 'live_key_test_resource'],
+        testOnly: true,
+        produces: [EVENT_STREAM_MEDIA_TYPE],
+        stream: true,
+      },
+    ),
     headers: streamEventsHeadersSchema,
   },
   replayEvents: {
@@ -95,10 +101,14 @@ export const eventRoutes = c.router({
       'batches after the answer; while one runs, another replay of the account in this environment is refused ' +
       '(409 `already_exists`, with `Retry-After`). One event is queued at once.',
     body: replayEventsBodySchema.optional(),
-    ...operation('POST', { 200: replaySchema }, {
-      service: 'notifications',
-      scopes: ['events:write'],
-      errors: ['resource_not_found'],
-    }),
+    ...operation(
+      'POST',
+      { 200: replaySchema },
+      {
+        service: 'notifications',
+        scopes: ['events:write'],
+        errors: ['resource_not_found'],
+      },
+    ),
   },
 });

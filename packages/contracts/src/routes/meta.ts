@@ -28,22 +28,30 @@ export const metaRoutes = c.router({
     summary: 'List event types',
     description: 'Lists every event type the platform emits, with a description and the JSON Schema of its `data`.',
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('EventTypeList', eventTypeItemSchema) }, {
-      service: 'gateway',
-      scopes: [],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('EventTypeList', eventTypeItemSchema) },
+      {
+        service: 'gateway',
+        scopes: [],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
   listErrorCodes: {
     path: '/v1/error_codes',
     summary: 'List error codes',
     description: 'Lists every error code with its type, HTTP status and meaning, in catalogue order.',
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('ErrorCodeList', errorCodeItemSchema) }, {
-      service: 'gateway',
-      scopes: [],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('ErrorCodeList', errorCodeItemSchema) },
+      {
+        service: 'gateway',
+        scopes: [],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
   getErrorCode: {
     path: '/v1/errors/:code',
@@ -62,4 +70,3 @@ export const metaRoutes = c.router({
     strictStatusCodes: true,
   },
 });
-

@@ -9,10 +9,7 @@ import { readHeaders, writeHeaders } from './params.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 type ErrorResponses<C extends ErrorCode> = { [S in ErrorStatus<C>]: typeof errorResponseSchema };
-type DocumentedCode<M extends HttpMethod, E extends ErrorCode> =
-  | StandardErrorCode
-  | E
-  | (M extends 'GET' ? never : IdempotencyErrorCode);
+type DocumentedCode<M extends HttpMethod, E extends ErrorCode> = StandardErrorCode | E | (M extends 'GET' ? never : IdempotencyErrorCode);
 
 /** One error-body response per distinct status of `codes`. */
 export function errorResponses<const C extends ErrorCode>(codes: readonly C[]): ErrorResponses<C> {
@@ -23,11 +20,7 @@ export function errorResponses<const C extends ErrorCode>(codes: readonly C[]): 
  * Every mutating call can fail on its Idempotency-Key: absent, not 8 to 128 characters (invalid_parameter,
  * `param: "Idempotency-Key"`), or already used for another request (DECISIONS.md "Order of checks").
  */
-export const IDEMPOTENCY_ERROR_CODES = [
-  'idempotency_key_required',
-  'invalid_parameter',
-  'idempotency_key_reused',
-] as const satisfies readonly ErrorCode[];
+export const IDEMPOTENCY_ERROR_CODES = ['idempotency_key_required', 'invalid_parameter', 'idempotency_key_reused'] as const satisfies readonly ErrorCode[];
 type IdempotencyErrorCode = (typeof IDEMPOTENCY_ERROR_CODES)[number];
 
 type OperationOptions<E extends ErrorCode> = {
@@ -46,16 +39,12 @@ type OperationOptions<E extends ErrorCode> = {
  * The parts every authenticated route shares, built from its method: headers (Idempotency-Key on mutating
  * methods), the success and error responses, and the metadata. Routes spread it next to path and payload.
  */
-export function operation<
-  const M extends HttpMethod,
-  const S extends Record<number, AppRouteResponse>,
-  const E extends ErrorCode = never,
->(method: M, success: S, options: OperationOptions<E>) {
-  const documented = new Set<ErrorCode>([
-    ...STANDARD_ERROR_CODES,
-    ...(method === 'GET' ? [] : IDEMPOTENCY_ERROR_CODES),
-    ...(options.errors ?? []),
-  ]);
+export function operation<const M extends HttpMethod, const S extends Record<number, AppRouteResponse>, const E extends ErrorCode = never>(
+  method: M,
+  success: S,
+  options: OperationOptions<E>,
+) {
+  const documented = new Set<ErrorCode>([...STANDARD_ERROR_CODES, ...(method === 'GET' ? [] : IDEMPOTENCY_ERROR_CODES), ...(options.errors ?? [])]);
   const errors = ERROR_CODES.filter((code) => documented.has(code));
   const metadata: RouteMetadata = {
     service: options.service,

@@ -29,12 +29,7 @@ function queryInteger(min: number, max: number) {
 }
 
 export const limitQuery = queryInteger(1, 100).default(20).describe('Page size, 1 to 100 (default 20).');
-export const cursorQuery = z
-  .string()
-  .min(1)
-  .max(1024)
-  .optional()
-  .describe('The `next_cursor` of the previous page.');
+export const cursorQuery = z.string().min(1).max(1024).optional().describe('The `next_cursor` of the previous page.');
 
 export const paginationQuery = z.object({ cursor: cursorQuery, limit: limitQuery }).strict();
 

@@ -16,10 +16,14 @@ export const requestLogRoutes = c.router({
       'duration and key. At most the last 1,000 requests of the last 24 hours are kept; a request appears within about a second. ' +
       'Requests refused for their key (401) belong to no account and are not listed, nor are the calls to this list itself.',
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('RequestLogList', requestLogSchema) }, {
-      service: 'gateway',
-      scopes: ['keys:read'],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('RequestLogList', requestLogSchema) },
+      {
+        service: 'gateway',
+        scopes: ['keys:read'],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
 });

@@ -20,9 +20,7 @@ function flatten(router: AppRouter, group: RouteGroup): RouteEntry[] {
 }
 
 /** Every public route, flat, in contract order. */
-export const routeTable: readonly RouteEntry[] = (Object.keys(contract) as RouteGroup[]).flatMap((group) =>
-  flatten(contract[group], group),
-);
+export const routeTable: readonly RouteEntry[] = (Object.keys(contract) as RouteGroup[]).flatMap((group) => flatten(contract[group], group));
 
 export type RouteMatch = { entry: RouteEntry; params: Record<string, string> };
 export type RouteMiss = { pathKnown: boolean; allowedMethods: string[] };

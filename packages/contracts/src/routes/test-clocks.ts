@@ -78,9 +78,13 @@ export const testClockRoutes = c.router({
       'The status is `advancing` meanwhile; a second advance then is 409 `invalid_state_transition`. Test keys only.',
     pathParams: testClockPathParams,
     body: advanceTestClockBodySchema,
-    ...operation('POST', { 200: testClockSchema }, {
-      ...owner,
-      errors: ['missing_parameter', 'invalid_parameter', ...resourceErrors, 'invalid_state_transition'],
-    }),
+    ...operation(
+      'POST',
+      { 200: testClockSchema },
+      {
+        ...owner,
+        errors: ['missing_parameter', 'invalid_parameter', ...resourceErrors, 'invalid_state_transition'],
+      },
+    ),
   },
 });

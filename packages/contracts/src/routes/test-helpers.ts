@@ -38,12 +38,16 @@ export const testHelperRoutes = c.router({
       'Drives usage on a simulated eSIM: a `released` or `installed` eSIM first becomes `active`; usage is cut off at ' +
       'the data limit, which expires the eSIM; `esim.usage.threshold` fires at 50, 80 and 100 percent. Test keys only.',
     body: simulateUsageBodySchema,
-    ...operation('POST', { 200: esimSchema }, {
-      service: 'sandbox-simulator',
-      scopes: ['test_helpers'],
-      testOnly: true,
-      errors: ['missing_parameter', 'invalid_parameter', 'test_key_live_resource', 'live_key_test_resource', 'resource_not_found'],
-    }),
+    ...operation(
+      'POST',
+      { 200: esimSchema },
+      {
+        service: 'sandbox-simulator',
+        scopes: ['test_helpers'],
+        testOnly: true,
+        errors: ['missing_parameter', 'invalid_parameter', 'test_key_live_resource', 'live_key_test_resource', 'resource_not_found'],
+      },
+    ),
   },
   triggerTestError: {
     path: '/v1/test/error',

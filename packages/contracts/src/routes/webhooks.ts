@@ -4,11 +4,7 @@ import { WEBHOOK_EVENT_SELECTORS } from '../events/types.ts';
 import { listOf } from '../schemas/list.ts';
 import { titled } from '../schemas/titled.ts';
 import { webhookAttemptSchema } from '../schemas/webhook-attempt.ts';
-import {
-  deletedWebhookEndpointSchema,
-  webhookEndpointSchema,
-  webhookEndpointWithSecretSchema,
-} from '../schemas/webhook-endpoint.ts';
+import { deletedWebhookEndpointSchema, webhookEndpointSchema, webhookEndpointWithSecretSchema } from '../schemas/webhook-endpoint.ts';
 import { operation } from './operation.ts';
 import { paginationQuery } from './params.ts';
 
@@ -21,11 +17,7 @@ const endpointFields = {
     .max(2048)
     .regex(/^https?:\/\//i, { message: 'must be an http or https URL' })
     .describe('Where events are POSTed. Live endpoints need https and a public address; test ones may use http and localhost.'),
-  enabled_events: z
-    .array(z.enum(WEBHOOK_EVENT_SELECTORS))
-    .min(1)
-    .max(WEBHOOK_EVENT_SELECTORS.length)
-    .describe('Event types to deliver, or `["*"]` for all.'),
+  enabled_events: z.array(z.enum(WEBHOOK_EVENT_SELECTORS)).min(1).max(WEBHOOK_EVENT_SELECTORS.length).describe('Event types to deliver, or `["*"]` for all.'),
   description: z.string().max(500).describe('A note for yourself.'),
 };
 
@@ -72,22 +64,30 @@ export const webhookRoutes = c.router({
     summary: 'List webhook endpoints',
     description: 'Lists the webhook endpoints of the key’s environment, newest first.',
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('WebhookEndpointList', webhookEndpointSchema) }, {
-      service: 'notifications',
-      scopes: ['webhooks:read'],
-      errors: ['invalid_parameter'],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('WebhookEndpointList', webhookEndpointSchema) },
+      {
+        service: 'notifications',
+        scopes: ['webhooks:read'],
+        errors: ['invalid_parameter'],
+      },
+    ),
   },
   getWebhook: {
     path: '/v1/webhooks/:id',
     summary: 'Get a webhook endpoint',
     description: 'Reads one webhook endpoint (without its secret).',
     pathParams: webhookPathParams,
-    ...operation('GET', { 200: webhookEndpointSchema }, {
-      service: 'notifications',
-      scopes: ['webhooks:read'],
-      errors: resourceErrors,
-    }),
+    ...operation(
+      'GET',
+      { 200: webhookEndpointSchema },
+      {
+        service: 'notifications',
+        scopes: ['webhooks:read'],
+        errors: resourceErrors,
+      },
+    ),
   },
   updateWebhook: {
     path: '/v1/webhooks/:id',
@@ -110,10 +110,14 @@ export const webhookRoutes = c.router({
     description: 'Lists the delivery attempts to this endpoint, newest first: event, status code, error, duration, next retry.',
     pathParams: webhookPathParams,
     query: paginationQuery,
-    ...operation('GET', { 200: listOf('WebhookDeliveryAttemptList', webhookAttemptSchema) }, {
-      service: 'notifications',
-      scopes: ['webhooks:read'],
-      errors: ['invalid_parameter', ...resourceErrors],
-    }),
+    ...operation(
+      'GET',
+      { 200: listOf('WebhookDeliveryAttemptList', webhookAttemptSchema) },
+      {
+        service: 'notifications',
+        scopes: ['webhooks:read'],
+        errors: ['invalid_parameter', ...resourceErrors],
+      },
+    ),
   },
 });

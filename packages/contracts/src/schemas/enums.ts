@@ -13,17 +13,7 @@ export type TestClockStatus = (typeof TEST_CLOCK_STATUSES)[number];
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-export const REGIONS = [
-  'africa',
-  'asia',
-  'caribbean',
-  'europe',
-  'latin-america',
-  'middle-east',
-  'north-america',
-  'oceania',
-  'global',
-] as const;
+export const REGIONS = ['africa', 'asia', 'caribbean', 'europe', 'latin-america', 'middle-east', 'north-america', 'oceania', 'global'] as const;
 export type Region = (typeof REGIONS)[number];
 
 export const SCOPES = [

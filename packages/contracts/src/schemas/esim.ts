@@ -23,7 +23,7 @@ export const esimSchema = titled(
       .enum(EXPIRED_REASONS)
       .nullable()
       .describe(
-        'Why the eSIM expired: `validity_ended` (its bundle\'s duration ran out), `data_exhausted` (it used all its data) ' +
+        "Why the eSIM expired: `validity_ended` (its bundle's duration ran out), `data_exhausted` (it used all its data) " +
           'or `cancelled` (DELETE /v1/esim/{id}); null until the eSIM is `expired`.',
       ),
     bundle: z.string().nullable(),

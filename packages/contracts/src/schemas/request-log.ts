@@ -13,10 +13,7 @@ export const requestLogSchema = titled(
     id: idSchema(ID_PREFIXES.request).describe('The request’s `Request-Id`.'),
     method: z.string(),
     path: z.string().describe('The path as requested, without its query string.'),
-    route: z
-      .string()
-      .nullable()
-      .describe('The operation’s path template, e.g. `/v1/esim/{id}`; null when the request matched no route.'),
+    route: z.string().nullable().describe('The operation’s path template, e.g. `/v1/esim/{id}`; null when the request matched no route.'),
     status: z.number().int().min(100).max(599),
     duration_ms: z.number().int().min(0).describe('From authentication to the last byte of the answer, in milliseconds.'),
     api_key: idSchema(ID_PREFIXES.apiKey).describe('The key the request was made with.'),

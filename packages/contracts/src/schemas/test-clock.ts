@@ -11,9 +11,7 @@ export const testClockSchema = titled(
     id: idSchema(ID_PREFIXES.testClock),
     name: z.string().nullable().describe('A label for yourself; null when none was given.'),
     frozen_time: unixSeconds.describe('The time of the clock, in Unix seconds: its eSIMs are created, change and expire at it.'),
-    status: z
-      .enum(TEST_CLOCK_STATUSES)
-      .describe('`advancing` while an advance moves the clock’s eSIMs through time, `ready` otherwise.'),
+    status: z.enum(TEST_CLOCK_STATUSES).describe('`advancing` while an advance moves the clock’s eSIMs through time, `ready` otherwise.'),
     created_at: unixSeconds.describe('When the clock was created, in real time.'),
   }),
 );

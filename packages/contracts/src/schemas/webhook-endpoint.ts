@@ -27,10 +27,7 @@ export const webhookEndpointWithSecretSchema = titled(
   'WebhookEndpointWithSecret',
   z.object({
     ...endpointShape,
-    secret: z
-      .string()
-      .regex(STANDARD_WEBHOOK_SECRET_PATTERN)
-      .describe('Standard Webhooks signing secret (`whsec_...`), shown only in this response.'),
+    secret: z.string().regex(STANDARD_WEBHOOK_SECRET_PATTERN).describe('Standard Webhooks signing secret (`whsec_...`), shown only in this response.'),
   }),
 );
 export type WebhookEndpointWithSecret = z.infer<typeof webhookEndpointWithSecretSchema>;

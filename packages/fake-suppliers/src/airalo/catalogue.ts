@@ -33,9 +33,26 @@ export interface AiraloDestinationSpec {
 }
 
 const COUNTRY_NAMES: Record<string, string> = {
-  US: 'United States', FR: 'France', DE: 'Germany', GB: 'United Kingdom', JP: 'Japan', IT: 'Italy', ES: 'Spain',
-  NL: 'Netherlands', PT: 'Portugal', AT: 'Austria', BE: 'Belgium', TH: 'Thailand', SG: 'Singapore', KR: 'South Korea',
-  CA: 'Canada', AU: 'Australia', BR: 'Brazil', MX: 'Mexico', TR: 'Turkey', AE: 'United Arab Emirates',
+  US: 'United States',
+  FR: 'France',
+  DE: 'Germany',
+  GB: 'United Kingdom',
+  JP: 'Japan',
+  IT: 'Italy',
+  ES: 'Spain',
+  NL: 'Netherlands',
+  PT: 'Portugal',
+  AT: 'Austria',
+  BE: 'Belgium',
+  TH: 'Thailand',
+  SG: 'Singapore',
+  KR: 'South Korea',
+  CA: 'Canada',
+  AU: 'Australia',
+  BR: 'Brazil',
+  MX: 'Mexico',
+  TR: 'Turkey',
+  AE: 'United Arab Emirates',
 };
 
 export const countryName = (code: string) => COUNTRY_NAMES[code] ?? code;
@@ -112,7 +129,14 @@ export const AIRALO_CATALOGUE: AiraloDestinationSpec[] = [
     country_code: 'GB',
     title: 'United Kingdom',
     operators: [
-      { id: 903, title: 'Uki Mobile', type: 'local', countries: ['GB'], apn_value: 'globaldata', packages: [fixed('uki-mobile', 2, 15, 7.5, 1.6), fixed('uki-mobile', 5, 30, 15, 5.9)] },
+      {
+        id: 903,
+        title: 'Uki Mobile',
+        type: 'local',
+        countries: ['GB'],
+        apn_value: 'globaldata',
+        packages: [fixed('uki-mobile', 2, 15, 7.5, 1.6), fixed('uki-mobile', 5, 30, 15, 5.9)],
+      },
     ],
   },
   {
@@ -120,7 +144,14 @@ export const AIRALO_CATALOGUE: AiraloDestinationSpec[] = [
     country_code: 'JP',
     title: 'Japan',
     operators: [
-      { id: 640, title: 'Moshi Moshi', type: 'local', countries: ['JP'], apn_value: 'plus.4g', packages: [fixed('moshi-moshi', 1, 7, 4.5, 1.9), unlimited('moshi-moshi', 15, 27, 13)] },
+      {
+        id: 640,
+        title: 'Moshi Moshi',
+        type: 'local',
+        countries: ['JP'],
+        apn_value: 'plus.4g',
+        packages: [fixed('moshi-moshi', 1, 7, 4.5, 1.9), unlimited('moshi-moshi', 15, 27, 13)],
+      },
     ],
   },
   {
@@ -128,7 +159,14 @@ export const AIRALO_CATALOGUE: AiraloDestinationSpec[] = [
     country_code: '',
     title: 'Europe',
     operators: [
-      { id: 1302, title: 'Eurolink', type: 'global', countries: EUROPE, apn_value: 'eurolink', packages: [fixed('eurolink', 1, 7, 5, 2.1), fixed('eurolink', 10, 30, 37, 15)] },
+      {
+        id: 1302,
+        title: 'Eurolink',
+        type: 'global',
+        countries: EUROPE,
+        apn_value: 'eurolink',
+        packages: [fixed('eurolink', 1, 7, 5, 2.1), fixed('eurolink', 10, 30, 37, 15)],
+      },
     ],
   },
   {
@@ -142,7 +180,14 @@ export const AIRALO_CATALOGUE: AiraloDestinationSpec[] = [
     country_code: '',
     title: 'Discover Global',
     operators: [
-      { id: 1400, title: 'Discover Global', type: 'global', countries: WORLD, apn_value: 'discover', packages: [fixed('discover', 1, 7, 9, 4), fixed('discover', 5, 30, 35, 16)] },
+      {
+        id: 1400,
+        title: 'Discover Global',
+        type: 'global',
+        countries: WORLD,
+        apn_value: 'discover',
+        packages: [fixed('discover', 1, 7, 9, 4), fixed('discover', 5, 30, 35, 16)],
+      },
     ],
   },
 ];

@@ -17,16 +17,26 @@ function jsonAsFormFields(body: unknown): unknown {
 }
 
 const formRequest = (id: string, method: string, path: string, declared: string): Deviation[] => [
-  { id, why: 'the official SDK sends JSON where the document declares form fields', method, path, target: 'request', mediaType: { from: 'application/json', to: declared }, body: jsonAsFormFields },
+  {
+    id,
+    why: 'the official SDK sends JSON where the document declares form fields',
+    method,
+    path,
+    target: 'request',
+    mediaType: { from: 'application/json', to: declared },
+    body: jsonAsFormFields,
+  },
   ...['multipart/form-data', 'application/x-www-form-urlencoded']
     .filter((type) => type !== declared)
     .map((type) => ({ id, why: 'the vendor takes either form encoding', method, path, target: 'request' as const, mediaType: { from: type, to: declared } })),
 ];
 
-const optional = (...names: string[]) => (schema: JsonSchema): JsonSchema => ({
-  ...schema,
-  required: ((schema.required as string[] | undefined) ?? []).filter((n) => !names.includes(n)),
-});
+const optional =
+  (...names: string[]) =>
+  (schema: JsonSchema): JsonSchema => ({
+    ...schema,
+    required: ((schema.required as string[] | undefined) ?? []).filter((n) => !names.includes(n)),
+  });
 
 /** recycled_at is typed date-time but described (and exemplified) as "Y-m-d H:i:s". */
 const withoutFormat = (schema: JsonSchema): JsonSchema => {
@@ -82,7 +92,11 @@ export const AIRALO_DEVIATIONS: Deviation[] = [
     path: '/v2/orders/{order_id}',
     target: 'response',
     status: 200,
-    schema: chain(at('/properties/data/properties/description', alsoOfType('string')), at('/properties/data/properties/sims/items/properties/apn_value', alsoOfType('string')), at('/properties/data', optional('sims', 'user', 'status'))),
+    schema: chain(
+      at('/properties/data/properties/description', alsoOfType('string')),
+      at('/properties/data/properties/sims/items/properties/apn_value', alsoOfType('string')),
+      at('/properties/data', optional('sims', 'user', 'status')),
+    ),
   },
   {
     id: 'AIR-9',
@@ -91,7 +105,11 @@ export const AIRALO_DEVIATIONS: Deviation[] = [
     path: '/v2/orders',
     target: 'response',
     status: 200,
-    schema: chain(at('/properties/data/items', optional('sims', 'user', 'status')), at('/properties/links/properties/prev', alsoOfType('string')), at('/properties/links/properties/next', alsoOfType('null'))),
+    schema: chain(
+      at('/properties/data/items', optional('sims', 'user', 'status')),
+      at('/properties/links/properties/prev', alsoOfType('string')),
+      at('/properties/links/properties/next', alsoOfType('null')),
+    ),
   },
   {
     id: 'AIR-8',

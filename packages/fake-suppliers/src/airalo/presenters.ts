@@ -83,9 +83,7 @@ function operatorBody(operator: AiraloOperatorSpec, packages: AiraloPackageSpec[
 
 /** One `data[]` entry of GET /v2/packages, with the packages the filters keep. */
 export function destinationBody(destination: AiraloDestinationSpec, keep: (pkg: AiraloPackageSpec) => boolean) {
-  const operators = destination.operators
-    .map((operator) => ({ operator, packages: operator.packages.filter(keep) }))
-    .filter((o) => o.packages.length > 0);
+  const operators = destination.operators.map((operator) => ({ operator, packages: operator.packages.filter(keep) })).filter((o) => o.packages.length > 0);
   const all = operators.flatMap((o) => o.packages);
   const cheapest = all.reduce((min, p) => (p.price < min.price ? p : min), all[0]!);
   const cheapestNet = all.reduce((min, p) => (p.net_price < min.net_price ? p : min), all[0]!);
@@ -289,16 +287,44 @@ export function instructionsBody(sim: AiraloSim, language: string) {
           model: null,
           version: '17,18',
           installation_via_qr_code: {
-            steps: steps('Go to Settings > Cellular > Add eSIM.', 'Scan the QR Code.', "Tap on 'Add Cellular Plan'.", 'Label the eSIM.', 'Choose the default line.', 'Choose the line for iMessage and FaceTime.', 'Choose the eSIM for Cellular Data.', 'Your eSIM is installed.'),
+            steps: steps(
+              'Go to Settings > Cellular > Add eSIM.',
+              'Scan the QR Code.',
+              "Tap on 'Add Cellular Plan'.",
+              'Label the eSIM.',
+              'Choose the default line.',
+              'Choose the line for iMessage and FaceTime.',
+              'Choose the eSIM for Cellular Data.',
+              'Your eSIM is installed.',
+            ),
             qr_code_data: lpaString(sim),
             qr_code_url: `https://www.airalo.example/qr/${sim.iccid}.png`,
             direct_apple_installation_url: `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${lpaString(sim)}`,
           },
           installation_manual: {
-            steps: steps('Go to Settings > Cellular > Add eSIM.', "Tap on 'Enter Details Manually'.", 'Enter your SM-DP+ Address and Activation Code.', "Tap on 'Add Cellular Plan'.", 'Label the eSIM.', 'Choose the default line.', 'Choose the line for iMessage and FaceTime.', 'Choose the eSIM for Cellular Data.', 'Your eSIM is installed.'),
+            steps: steps(
+              'Go to Settings > Cellular > Add eSIM.',
+              "Tap on 'Enter Details Manually'.",
+              'Enter your SM-DP+ Address and Activation Code.',
+              "Tap on 'Add Cellular Plan'.",
+              'Label the eSIM.',
+              'Choose the default line.',
+              'Choose the line for iMessage and FaceTime.',
+              'Choose the eSIM for Cellular Data.',
+              'Your eSIM is installed.',
+            ),
             smdp_address_and_activation_code: sim.lpa,
           },
-          network_setup: { steps: steps("Select your eSIM under 'Cellular Plans'.", "Turn on 'Turn On This Line'.", 'Select the supported network.', 'Turn on Data Roaming.', 'Need help? Chat with us.'), ...network },
+          network_setup: {
+            steps: steps(
+              "Select your eSIM under 'Cellular Plans'.",
+              "Turn on 'Turn On This Line'.",
+              'Select the supported network.',
+              'Turn on Data Roaming.',
+              'Need help? Chat with us.',
+            ),
+            ...network,
+          },
         },
       ],
       android: [
@@ -306,15 +332,39 @@ export function instructionsBody(sim: AiraloSim, language: string) {
           model: null,
           version: null,
           installation_via_qr_code: {
-            steps: steps('Go to Settings > Connections > SIM Card Manager.', "Tap on 'Add Mobile Plan'.", "Tap on 'Scan Carrier QR Code'.", "Tap 'Ok' to turn on the plan.", 'Your eSIM is installed.'),
+            steps: steps(
+              'Go to Settings > Connections > SIM Card Manager.',
+              "Tap on 'Add Mobile Plan'.",
+              "Tap on 'Scan Carrier QR Code'.",
+              "Tap 'Ok' to turn on the plan.",
+              'Your eSIM is installed.',
+            ),
             qr_code_data: lpaString(sim),
             qr_code_url: `https://www.airalo.example/qr/${sim.iccid}.png`,
           },
           installation_manual: {
-            steps: steps('Go to Settings > Connections > SIM Card Manager.', "Tap on 'Add Mobile Plan'.", "Tap on 'Enter code instead'.", 'Enter the activation code.', "Tap 'Ok' to turn on the plan.", 'Your eSIM is installed.'),
+            steps: steps(
+              'Go to Settings > Connections > SIM Card Manager.',
+              "Tap on 'Add Mobile Plan'.",
+              "Tap on 'Enter code instead'.",
+              'Enter the activation code.',
+              "Tap 'Ok' to turn on the plan.",
+              'Your eSIM is installed.',
+            ),
             smdp_address_and_activation_code: sim.lpa,
           },
-          network_setup: { steps: steps("Select your eSIM in 'SIM Card Manager'.", 'Turn the eSIM on.', 'Enable Mobile Data.', 'Turn on Data Roaming.', 'Open Network Operators.', 'Select the supported network.', 'Need help? Chat with us.'), ...network },
+          network_setup: {
+            steps: steps(
+              "Select your eSIM in 'SIM Card Manager'.",
+              'Turn the eSIM on.',
+              'Enable Mobile Data.',
+              'Turn on Data Roaming.',
+              'Open Network Operators.',
+              'Select the supported network.',
+              'Need help? Chat with us.',
+            ),
+            ...network,
+          },
         },
       ],
     },

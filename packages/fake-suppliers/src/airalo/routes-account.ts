@@ -6,10 +6,29 @@ import { airaloDateTime, type AiraloNotification } from './state.ts';
 
 /** AIR-14: the refund reasons the vendor page lists. */
 export const AIRALO_REFUND_REASONS = [
-  'INSTALLATION_FAILURE', 'NO_COVERAGE', 'APN_FAILURE', 'TRIP_CANCELLATION', 'INTERMITTENT_CONNECTION', 'BLOCKED_NETWORK',
-  'CHANGE_OF_PLAN', 'DELETED_ESIM', 'EARLY_EXPIRY', 'HOTSPOT_NOT_WORKING', 'IMSI_CHANGE', 'INCOMPATIBLE_DEVICE', 'LOCKED_DEVICE',
-  'NO_VOICE_TEXT_SERVICES', 'OVERCHARGED', 'SLOW_SPEED', 'TOP_UP_PACKAGE_FAILURE', 'UNKNOWN_CHARGES', 'WRONG_PURCHASE',
-  'UNABLE_TO_ACCESS_APPS', 'SERVICE_DEGRADATION', 'QR_ISSUE_PARTNERS', 'OTHERS',
+  'INSTALLATION_FAILURE',
+  'NO_COVERAGE',
+  'APN_FAILURE',
+  'TRIP_CANCELLATION',
+  'INTERMITTENT_CONNECTION',
+  'BLOCKED_NETWORK',
+  'CHANGE_OF_PLAN',
+  'DELETED_ESIM',
+  'EARLY_EXPIRY',
+  'HOTSPOT_NOT_WORKING',
+  'IMSI_CHANGE',
+  'INCOMPATIBLE_DEVICE',
+  'LOCKED_DEVICE',
+  'NO_VOICE_TEXT_SERVICES',
+  'OVERCHARGED',
+  'SLOW_SPEED',
+  'TOP_UP_PACKAGE_FAILURE',
+  'UNKNOWN_CHARGES',
+  'WRONG_PURCHASE',
+  'UNABLE_TO_ACCESS_APPS',
+  'SERVICE_DEGRADATION',
+  'QR_ISSUE_PARTNERS',
+  'OTHERS',
 ];
 
 const WEBHOOK_TYPES = ['async_orders', 'webhook_low_data', 'webhook_credit_limit'] as const;
@@ -72,7 +91,11 @@ export function accountRoutes(ctx: AiraloContext, router: Router): void {
     if (ctx.settings.checkWebhookOnOptIn && !(await answersHead(webhookUrl)))
       return invalidParameters(res, { webhook_url: 'The webhook url did not answer a HEAD request with 200 OK.' });
     const levels = list(field(req, 'levels')).map(Number);
-    const notification: AiraloNotification = { type: type as AiraloNotification['type'], contact_point: webhookUrl, ...(type === 'webhook_credit_limit' ? { levels } : {}) };
+    const notification: AiraloNotification = {
+      type: type as AiraloNotification['type'],
+      contact_point: webhookUrl,
+      ...(type === 'webhook_credit_limit' ? { levels } : {}),
+    };
     ctx.state.notifications = [...ctx.state.notifications.filter((n) => n.type !== type), notification];
     ctx.save();
     res.json({ data: { notification: { type, contact_point: webhookUrl, ...(notification.levels ? { levels } : {}) } }, meta: { message: 'success' } });

@@ -47,7 +47,10 @@ export function simRoutes(ctx: AiraloContext, router: Router): void {
 
   router.get('/sims/:sim_iccid/instructions', (req: Request, res: Response) => {
     const sim = simFor(ctx, req, res, 'sim_iccid');
-    const language = String(req.headers['accept-language'] ?? 'en').split(',')[0]!.trim() || 'en';
+    const language =
+      String(req.headers['accept-language'] ?? 'en')
+        .split(',')[0]!
+        .trim() || 'en';
     if (sim) res.json({ data: instructionsBody(sim, language), meta: { message: 'success' } });
   });
 

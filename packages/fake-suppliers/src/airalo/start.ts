@@ -65,5 +65,12 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
   };
   const app = createAiraloApp(ctx, control, runtime.checks);
   const { server, close } = await runtime.serve(app);
-  return { url: `${server.origin}/v2`, origin: server.origin, credentials: { clientId: ctx.settings.clientId, clientSecret: ctx.settings.clientSecret }, control, app, close };
+  return {
+    url: `${server.origin}/v2`,
+    origin: server.origin,
+    credentials: { clientId: ctx.settings.clientId, clientSecret: ctx.settings.clientSecret },
+    control,
+    app,
+    close,
+  };
 }

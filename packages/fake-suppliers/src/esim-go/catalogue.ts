@@ -17,10 +17,23 @@ export interface EsimGoBundleSpec {
 }
 
 const REGIONS: Record<string, [string, string]> = {
-  GB: ['United Kingdom', 'Europe'], FR: ['France', 'Europe'], DE: ['Germany', 'Europe'], IT: ['Italy', 'Europe'], ES: ['Spain', 'Europe'],
-  NL: ['Netherlands', 'Europe'], PT: ['Portugal', 'Europe'], US: ['United States', 'North America'], CA: ['Canada', 'North America'],
-  JP: ['Japan', 'Asia'], TH: ['Thailand', 'Asia'], SG: ['Singapore', 'Asia'], AU: ['Australia', 'Oceania'], BR: ['Brazil', 'LATAM'],
-  MX: ['Mexico', 'LATAM'], AE: ['United Arab Emirates', 'Middle East'], ZA: ['South Africa', 'Africa'],
+  GB: ['United Kingdom', 'Europe'],
+  FR: ['France', 'Europe'],
+  DE: ['Germany', 'Europe'],
+  IT: ['Italy', 'Europe'],
+  ES: ['Spain', 'Europe'],
+  NL: ['Netherlands', 'Europe'],
+  PT: ['Portugal', 'Europe'],
+  US: ['United States', 'North America'],
+  CA: ['Canada', 'North America'],
+  JP: ['Japan', 'Asia'],
+  TH: ['Thailand', 'Asia'],
+  SG: ['Singapore', 'Asia'],
+  AU: ['Australia', 'Oceania'],
+  BR: ['Brazil', 'LATAM'],
+  MX: ['Mexico', 'LATAM'],
+  AE: ['United Arab Emirates', 'Middle East'],
+  ZA: ['South Africa', 'Africa'],
 };
 
 export const countryEntry = (iso: string) => ({ name: REGIONS[iso]?.[0] ?? iso, region: REGIONS[iso]?.[1] ?? 'Global', iso });

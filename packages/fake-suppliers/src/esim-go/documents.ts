@@ -6,8 +6,7 @@ import { loadOpenApiDocument, type OpenApiDocument } from '../shared/openapi/doc
  */
 function dropBooleanRequired(document: OpenApiDocument) {
   const sms = document.paths['/esims/{iccid}/sms']?.post as
-    | { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, Record<string, unknown>> } }> } }
-    | undefined;
+    { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, Record<string, unknown>> } }> } } | undefined;
   const message = sms?.requestBody?.content?.['application/json']?.schema?.properties?.message;
   if (message && typeof message.required === 'boolean') delete message.required;
 }

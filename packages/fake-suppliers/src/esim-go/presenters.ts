@@ -40,7 +40,10 @@ export function bundlesBody(ctx: EsimGoContext, assignments: EsimGoAssignment[])
     bundles: names.map((name) => ({
       name,
       description: bundleOf(ctx, name)?.description ?? name,
-      assignments: assignments.filter((a) => a.bundle === name).sort((a, b) => b.assigned_at - a.assigned_at).map(assignmentBody),
+      assignments: assignments
+        .filter((a) => a.bundle === name)
+        .sort((a, b) => b.assigned_at - a.assigned_at)
+        .map(assignmentBody),
     })),
   };
 }

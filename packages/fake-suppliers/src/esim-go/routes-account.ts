@@ -25,7 +25,16 @@ export function accountRoutes(ctx: EsimGoContext, router: Router): void {
       businessType: 'Company',
       website: 'https://partner.example',
       productDescription: 'Travel eSIMs',
-      users: [{ firstName: 'Fake', lastName: 'Partner', role: 'Admin', emailAddress: 'ops@partner.example', phoneNumber: '+44 20 0000 0000', timeZone: 'Europe/London' }],
+      users: [
+        {
+          firstName: 'Fake',
+          lastName: 'Partner',
+          role: 'Admin',
+          emailAddress: 'ops@partner.example',
+          phoneNumber: '+44 20 0000 0000',
+          timeZone: 'Europe/London',
+        },
+      ],
     });
   });
 
@@ -61,7 +70,9 @@ export function accountRoutes(ctx: EsimGoContext, router: Router): void {
           autostart: true,
           unlimited: bundle.unlimited,
           speed: ['4G', '5G'],
-          allowances: [{ type: 'DATA', service: 'STANDARD', description: 'Data Allowance', amount: bundle.dataAmount, unit: 'MB', unlimited: bundle.unlimited }],
+          allowances: [
+            { type: 'DATA', service: 'STANDARD', description: 'Data Allowance', amount: bundle.dataAmount, unit: 'MB', unlimited: bundle.unlimited },
+          ],
         };
       }),
     });

@@ -12,7 +12,14 @@ const csv = (value: unknown) =>
     .filter(Boolean);
 
 /** "Wildcard search for description": `*` matches anything, otherwise a substring. */
-const wildcard = (pattern: string) => new RegExp(pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*'), 'i');
+const wildcard = (pattern: string) =>
+  new RegExp(
+    pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*'),
+    'i',
+  );
 
 export function catalogueRoutes(ctx: EsimGoContext, router: Router): void {
   router.get('/catalogue', (req: Request, res: Response) => {

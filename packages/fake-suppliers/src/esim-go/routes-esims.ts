@@ -25,9 +25,15 @@ function revoke(ctx: EsimGoContext, esim: EsimGoEsim, assignment: EsimGoAssignme
   const unused = UNUSED.includes(assignment.state);
   const toBalance = req.query.refundToBalance === 'true';
   const refundable = unused && ctx.settings.refundsEnabled;
-  const outcome = !refundable ? 'Successfully Revoked Bundle' : toBalance ? 'Successfully Revoked Bundle, bundle has been refunded to balance' : 'Successfully Revoked Bundle, bundle has been refunded to inventory';
+  const outcome = !refundable
+    ? 'Successfully Revoked Bundle'
+    : toBalance
+      ? 'Successfully Revoked Bundle, bundle has been refunded to balance'
+      : 'Successfully Revoked Bundle, bundle has been refunded to inventory';
   if (req.query.type === 'validate') {
-    res.json({ status: refundable ? `Bundle can be revoked and refunded to ${toBalance ? 'balance' : 'inventory'}` : 'Bundle can be revoked without a refund' });
+    res.json({
+      status: refundable ? `Bundle can be revoked and refunded to ${toBalance ? 'balance' : 'inventory'}` : 'Bundle can be revoked without a refund',
+    });
     return;
   }
   assignment.state = 'revoked';
@@ -36,7 +42,14 @@ function revoke(ctx: EsimGoContext, esim: EsimGoEsim, assignment: EsimGoAssignme
     ctx.state.organisation.balance = round(ctx.state.organisation.balance + assignment.price);
     recordHistory(ctx, esim, 'Bundle Refunded To Balance', assignment.bundle);
   } else if (refundable) {
-    ctx.state.inventory.push({ id: ctx.state.next_usage_id++, bundle: assignment.bundle, total: 1, remaining: 1, bought_at: ctx.clock.now(), price: assignment.price });
+    ctx.state.inventory.push({
+      id: ctx.state.next_usage_id++,
+      bundle: assignment.bundle,
+      total: 1,
+      remaining: 1,
+      bought_at: ctx.clock.now(),
+      price: assignment.price,
+    });
     recordHistory(ctx, esim, 'Bundle Refunded to Inventory', assignment.bundle);
   }
   ctx.save();
@@ -47,7 +60,8 @@ export function esimRoutes(ctx: EsimGoContext, router: Router): void {
   router.get('/esims', (req: Request, res: Response) => {
     const perPage = req.query.perPage === undefined ? 25 : Number(req.query.perPage);
     const page = req.query.page === undefined ? 1 : Number(req.query.page);
-    if (![10, 25, 50, 100].includes(perPage) || !Number.isInteger(page) || page < 1) return badRequest(res, 'perPage must be 10, 25, 50 or 100 and page a positive integer');
+    if (![10, 25, 50, 100].includes(perPage) || !Number.isInteger(page) || page < 1)
+      return badRequest(res, 'perPage must be 10, 25, 50 or 100 and page a positive integer');
     let esims = Object.values(ctx.state.esims).map(listedEsim);
     const filterBy = req.query.filterBy as string | undefined;
     if (filterBy !== undefined) {
@@ -173,7 +187,13 @@ export function esimRoutes(ctx: EsimGoContext, router: Router): void {
     if (esim.attached_at === undefined) return badRequest(res, 'The eSIM has not been seen on a network');
     const iso = bundleOf(ctx, esim.assignments[0]?.bundle ?? '')?.countries[0] ?? 'GB';
     const network = networksOf(iso)[0]!;
-    res.json({ mobileNetworkCode: network.tagid, networkName: network.name, networkBrandName: network.brandName, country: iso, lastSeen: isoTime(ctx.clock.now()) });
+    res.json({
+      mobileNetworkCode: network.tagid,
+      networkName: network.name,
+      networkBrandName: network.brandName,
+      country: iso,
+      lastSeen: isoTime(ctx.clock.now()),
+    });
   });
 
   router.get('/esims/:iccid/refresh', (req: Request, res: Response) => {

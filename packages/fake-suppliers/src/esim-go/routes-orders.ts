@@ -91,7 +91,14 @@ export function orderRoutes(ctx: EsimGoContext, router: Router): void {
     const now = ctx.clock.now();
     if (input.type === 'validate') {
       res.json({
-        order: input.lines.map((l) => ({ type: 'bundle', item: l.bundle.name, quantity: l.quantity, subTotal: round(l.bundle.price * l.quantity), pricePerUnit: l.bundle.price, AllowReassign: l.allowReassign })),
+        order: input.lines.map((l) => ({
+          type: 'bundle',
+          item: l.bundle.name,
+          quantity: l.quantity,
+          subTotal: round(l.bundle.price * l.quantity),
+          pricePerUnit: l.bundle.price,
+          AllowReassign: l.allowReassign,
+        })),
         total,
         valid: true,
         currency: ctx.state.organisation.currency,
@@ -107,7 +114,14 @@ export function orderRoutes(ctx: EsimGoContext, router: Router): void {
     for (const line of input.lines) {
       const iccids: string[] = [];
       if (!input.assign) {
-        ctx.state.inventory.push({ id: ctx.state.next_usage_id++, bundle: line.bundle.name, total: line.quantity, remaining: line.quantity, bought_at: now, price: line.bundle.price });
+        ctx.state.inventory.push({
+          id: ctx.state.next_usage_id++,
+          bundle: line.bundle.name,
+          total: line.quantity,
+          remaining: line.quantity,
+          bought_at: now,
+          price: line.bundle.price,
+        });
       } else {
         for (let i = 0; i < line.quantity; i++) {
           const esim = line.iccids[i] ? ctx.state.esims[line.iccids[i]!]! : newEsim(ctx);

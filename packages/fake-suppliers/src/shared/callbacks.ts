@@ -7,13 +7,7 @@ export interface CallbackSender {
 }
 
 /** POSTs one signed callback and records what happened; never throws (a vendor does not care). */
-export async function sendCallback(
-  sender: CallbackSender,
-  recorder: Recorder,
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-): Promise<void> {
+export async function sendCallback(sender: CallbackSender, recorder: Recorder, url: string, body: string, headers: Record<string, string>): Promise<void> {
   const record = { at: new Date().toISOString(), url, headers, body, outcome: 'dropped' as number | string };
   recorder.callbacks.push(record);
   if (!sender.enabled) return;

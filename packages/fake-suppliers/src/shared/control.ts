@@ -44,9 +44,7 @@ export function controlRouter(control: FakeControl): Router {
   router.use(express.json());
   router.post('/esims/:iccid/install', (req, res) => run(res, () => control.install(iccidOf(req))));
   router.post('/esims/:iccid/attach', (req, res) => run(res, () => control.attach(iccidOf(req))));
-  router.post('/esims/:iccid/use', (req, res) =>
-    run(res, () => control.useData(iccidOf(req), Number((req.body as { bytes?: unknown } | undefined)?.bytes))),
-  );
+  router.post('/esims/:iccid/use', (req, res) => run(res, () => control.useData(iccidOf(req), Number((req.body as { bytes?: unknown } | undefined)?.bytes))));
   router.post('/esims/:iccid/deplete', (req, res) => run(res, () => control.deplete(iccidOf(req))));
   router.post('/esims/:iccid/expire', (req, res) => run(res, () => control.expire(iccidOf(req))));
   router.get('/esims/:iccid', (req, res) => {

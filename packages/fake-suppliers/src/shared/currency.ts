@@ -3,8 +3,24 @@
  * retail prices in these currencies, converted daily); whole-unit currencies are rounded to units.
  */
 const RATES: Record<string, number> = {
-  USD: 1, EUR: 0.86, GBP: 0.75, AUD: 1.42, BRL: 5.1, CAD: 1.39, AED: 3.67, INR: 92.28, IDR: 17019,
-  ILS: 3.09, JPY: 158.7, KWD: 0.31, MYR: 3.98, MXN: 17.45, SGD: 1.27, ZAR: 16.43, KRW: 1478.7, VND: 26334,
+  USD: 1,
+  EUR: 0.86,
+  GBP: 0.75,
+  AUD: 1.42,
+  BRL: 5.1,
+  CAD: 1.39,
+  AED: 3.67,
+  INR: 92.28,
+  IDR: 17019,
+  ILS: 3.09,
+  JPY: 158.7,
+  KWD: 0.31,
+  MYR: 3.98,
+  MXN: 17.45,
+  SGD: 1.27,
+  ZAR: 16.43,
+  KRW: 1478.7,
+  VND: 26334,
 };
 const WHOLE_UNITS = new Set(['IDR', 'JPY', 'KRW', 'VND']);
 

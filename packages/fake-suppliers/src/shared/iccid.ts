@@ -28,7 +28,5 @@ const MATCHING_ID_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** An activation code in groups of five, as SM-DP+ servers issue them (e.g. YVTGM-5LZC6-PIC56-KFEZJ). */
 export function newMatchingId(groups = 4): string {
-  return Array.from({ length: groups }, () =>
-    Array.from({ length: 5 }, () => MATCHING_ID_ALPHABET[randomInt(MATCHING_ID_ALPHABET.length)]).join(''),
-  ).join('-');
+  return Array.from({ length: groups }, () => Array.from({ length: 5 }, () => MATCHING_ID_ALPHABET[randomInt(MATCHING_ID_ALPHABET.length)]).join('')).join('-');
 }

@@ -51,7 +51,10 @@ export class Recorder {
 }
 
 /** Throws, listing them, when the fake recorded any request (or response) its vendor's document does not allow. */
-export function assertNoViolations(fake: { control: { violations(): { requests: ViolationRecord[]; responses: ViolationRecord[] } } }, which: 'requests' | 'responses' | 'both' = 'requests'): void {
+export function assertNoViolations(
+  fake: { control: { violations(): { requests: ViolationRecord[]; responses: ViolationRecord[] } } },
+  which: 'requests' | 'responses' | 'both' = 'requests',
+): void {
   const { requests, responses } = fake.control.violations();
   const found = [...(which === 'responses' ? [] : requests), ...(which === 'requests' ? [] : responses)];
   if (found.length === 0) return;

@@ -38,7 +38,13 @@ export function fakeRuntime<S>(options: CommonFakeOptions, fresh: () => S) {
     origin: () => listener.server!.origin,
     save: () => store.save(context.state),
   };
-  const { stop, ...control } = commonControl({ listener, faults: context.faults, recorder: context.recorder, limiter: context.limiter, sender: context.sender });
+  const { stop, ...control } = commonControl({
+    listener,
+    faults: context.faults,
+    recorder: context.recorder,
+    limiter: context.limiter,
+    sender: context.sender,
+  });
   return {
     context,
     control,

@@ -49,7 +49,10 @@ export const startBareForward = (targetUrl: string) => startBaseline('./bare-for
 
 /** A baseline server of this folder in a child process on this same Node binary; it prints its port. */
 async function startBaseline(script: string, env: NodeJS.ProcessEnv): Promise<Child & { url: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const exited = track(child);
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -110,11 +113,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Child & {
   delete env.NATS_URL;
   delete env.REDIS_URL;
   const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), ...startArguments()],
-    { cwd: ROOT, env, stdio: options.verbose ? 'inherit' : 'ignore' },
-  );
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...startArguments()], { cwd: ROOT, env, stdio: options.verbose ? 'inherit' : 'ignore' });
   const exited = track(child);
   const stop = () => stopChild(child, exited);
   try {

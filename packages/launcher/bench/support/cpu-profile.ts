@@ -39,7 +39,8 @@ function ownerOf(url: string, root: string): string {
   const path = shorten(url, root);
   if (path.startsWith('/') || path.startsWith('wasm:')) return path.startsWith('wasm:') ? 'wasm' : 'other';
   const parts = path.split('/');
-  if (url.includes('/node_modules/')) return parts[0]?.startsWith('@') ? (parts[0] === '@opentelemetry' ? '@opentelemetry/*' : `${parts[0]}/${parts[1]}`) : (parts[0] ?? '');
+  if (url.includes('/node_modules/'))
+    return parts[0]?.startsWith('@') ? (parts[0] === '@opentelemetry' ? '@opentelemetry/*' : `${parts[0]}/${parts[1]}`) : (parts[0] ?? '');
   return parts.slice(0, parts[0] === 'gateway' ? 1 : 2).join('/');
 }
 

@@ -65,9 +65,11 @@ const status = async (path: string, key: string) => (await fetch(`${stack.gatewa
 /** Every event of the account, oldest page last, through the public API. */
 async function allEvents(key: string): Promise<{ id: string; type: string; data: { object?: { id?: string } } }[]> {
   const events: { id: string; type: string; data: { object?: { id?: string } } }[] = [];
-  for (let cursor: string | null = null; ; ) {
+  for (let cursor: string | null = null; ;) {
     const page = (await (
-      await fetch(`${stack.gatewayUrl}/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${key}` } })
+      await fetch(`${stack.gatewayUrl}/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
     ).json()) as { data: typeof events; has_more: boolean; next_cursor: string | null };
     events.push(...page.data);
     if (!page.has_more) return events;
@@ -127,7 +129,11 @@ describe('the compose stack, from the images', () => {
           if (crashesOver) after += 1;
           const key = `order-${w}-${i}-${randomBytes(4).toString('hex')}`;
           const order = await client.call('POST', '/v1/esim', key, { bundle: 'esim_5GB_30D_EU', quantity: 1 + (i % 2) }, 180_000);
-          if (order.status === 201) esimsByKey.set(key, (order.body.esims as { id: string }[]).map((esim) => esim.id));
+          if (order.status === 201)
+            esimsByKey.set(
+              key,
+              (order.body.esims as { id: string }[]).map((esim) => esim.id),
+            );
           else failures.push(order);
           done += 1;
         }

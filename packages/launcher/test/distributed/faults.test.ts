@@ -66,7 +66,11 @@ describe('faults: kill -9 mid-load', () => {
     };
 
     const chaos = async () => {
-      for (const [service, at] of [['gateway', 0.2], ['inventory', 0.45], ['notifications', 0.7]] as const) {
+      for (const [service, at] of [
+        ['gateway', 0.2],
+        ['inventory', 0.45],
+        ['notifications', 0.7],
+      ] as const) {
         await until(`${at * 100}% of the load`, () => done >= total * at, 240_000);
         await stack.supervisor.kill(service);
         await new Promise((resolve) => setTimeout(resolve, 300));

@@ -30,7 +30,10 @@ describe('the distributed launcher', () => {
   afterAll(async () => {
     await admin.raw('drop database if exists ?? with (force)', [databaseName]);
     await admin.destroy();
-    await deleteStreams(natsUrl, streams.flatMap((name) => [name, `${name}_DEAD`]));
+    await deleteStreams(
+      natsUrl,
+      streams.flatMap((name) => [name, `${name}_DEAD`]),
+    );
   });
 
   function launch(env: NodeJS.ProcessEnv) {
@@ -81,7 +84,10 @@ describe('the distributed launcher', () => {
     let code: number | null;
     try {
       const pidOf = (service: string) => {
-        const lines = run.output().split('\n').filter((line) => line.includes(`"service":"${service}"`) && /"msg":"ready( again)?"/.test(line));
+        const lines = run
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(`"service":"${service}"`) && /"msg":"ready( again)?"/.test(line));
         const last = lines.at(-1);
         return last ? (JSON.parse(last) as { pid: number }).pid : undefined;
       };

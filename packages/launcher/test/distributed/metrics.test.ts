@@ -37,7 +37,11 @@ describe('metrics on /metrics of every process', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    stack = await startDistributedStack({ ...distributedBackends(), stdio: 'ignore', env: { RATE_LIMIT_PER_MINUTE: '40', DELIVERY_POLL_INTERVAL_MS: '100', WEBHOOK_ALLOW_PRIVATE: '1' } });
+    stack = await startDistributedStack({
+      ...distributedBackends(),
+      stdio: 'ignore',
+      env: { RATE_LIMIT_PER_MINUTE: '40', DELIVERY_POLL_INTERVAL_MS: '100', WEBHOOK_ALLOW_PRIVATE: '1' },
+    });
     key = (await createAccount(stack.knex)).test.secret;
   }, 180_000);
   afterAll(async () => {

@@ -97,7 +97,9 @@ describe('a three-node NATS cluster loses a node under load', () => {
     const chaos = async () => {
       try {
         await until('20 orders', () => done >= 20, 240_000);
-        const served = await Promise.all(cluster.nodes.map(async (node) => ({ node, names: (await cluster.connectionNames(node)).filter((name) => SERVICES.includes(name)) })));
+        const served = await Promise.all(
+          cluster.nodes.map(async (node) => ({ node, names: (await cluster.connectionNames(node)).filter((name) => SERVICES.includes(name)) })),
+        );
         ({ node: busiest, names: busiestServed } = served.reduce((best, next) => (next.names.length > best.names.length ? next : best)));
         await busiest.kill();
         const atKill = done;
@@ -140,7 +142,10 @@ describe('a three-node NATS cluster loses a node under load', () => {
       },
       30_000,
     );
-    expect(SERVICES.map((name) => stack.supervisor.pid(name)), 'the same processes as before the kill').toEqual(pids);
+    expect(
+      SERVICES.map((name) => stack.supervisor.pid(name)),
+      'the same processes as before the kill',
+    ).toEqual(pids);
 
     // 0 doubles: one order per Idempotency-Key, and no order nobody asked for.
     expect(new Set(orderIds.values()).size).toBe(orderIds.size);

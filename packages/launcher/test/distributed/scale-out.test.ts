@@ -46,7 +46,7 @@ describe('scale-out: two of everything', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const count = async (sql: string, bindings: Knex.RawBinding[] = []) =>
-    Number(((await stack.knex.raw<{ rows: { n: string }[] }>(sql, bindings)).rows[0]?.n ?? 0));
+    Number((await stack.knex.raw<{ rows: { n: string }[] }>(sql, bindings)).rows[0]?.n ?? 0);
 
   test('load over both gateways: every order once, every event stored once and delivered once, the sweeper moves each eSIM once', async () => {
     const client = retryingClient(stack.gatewayUrls, account.test.secret);
@@ -78,7 +78,10 @@ describe('scale-out: two of everything', () => {
     // Some eSIMs reach the end of their validity: the two sweepers between them expire each once.
     const doomed = ((await stack.knex('inventory.esims').select('id').whereNot('state', 'expired').limit(25)) as { id: string }[]).map((row) => row.id);
     await stack.knex('inventory.esims').whereIn('id', doomed).update({ expires_at: 1 });
-    await until('the sweepers', async () => (await count(`select count(*) as n from inventory.esims where id = any(?) and state = 'expired'`, [doomed])) === doomed.length);
+    await until(
+      'the sweepers',
+      async () => (await count(`select count(*) as n from inventory.esims where id = any(?) and state = 'expired'`, [doomed])) === doomed.length,
+    );
 
     // Every event inventory wrote is stored once by the two notifications and delivered once.
     const written = (await stack.knex('inventory.outbox').select<{ id: string; subject: string }[]>('id', 'subject')).map((row) => row.id);
@@ -107,13 +110,20 @@ describe('scale-out: two of everything', () => {
 
   test('a key revoked through one gateway is refused by both within a second', async () => {
     const revoked = await createAccount(stack.knex);
-    for (const url of stack.gatewayUrls) expect((await fetch(`${url}/v1/version`, { headers: { authorization: `Bearer ${revoked.test.secret}` } })).status).toBe(200);
+    for (const url of stack.gatewayUrls)
+      expect((await fetch(`${url}/v1/version`, { headers: { authorization: `Bearer ${revoked.test.secret}` } })).status).toBe(200);
     expect((await admin(`/admin/keys/${revoked.test.key.id}/revoke`, 'POST')).status).toBe(200);
     const started = Date.now();
-    await until('both gateways refuse', async () => {
-      const statuses = await Promise.all(stack.gatewayUrls.map(async (url) => (await fetch(`${url}/v1/version`, { headers: { authorization: `Bearer ${revoked.test.secret}` } })).status));
-      return statuses.every((status) => status === 401);
-    }, 5_000);
+    await until(
+      'both gateways refuse',
+      async () => {
+        const statuses = await Promise.all(
+          stack.gatewayUrls.map(async (url) => (await fetch(`${url}/v1/version`, { headers: { authorization: `Bearer ${revoked.test.secret}` } })).status),
+        );
+        return statuses.every((status) => status === 401);
+      },
+      5_000,
+    );
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 

@@ -86,10 +86,7 @@ export function retryingClient(baseUrls: string[], key: string) {
 }
 
 /** Subscribes a webhook receiver to every event type of the client's account and gives it the endpoint's secret. */
-export async function subscribeReceiver(
-  client: ReturnType<typeof retryingClient>,
-  receiver: { url: string; useSecret(secret: string): void },
-): Promise<void> {
+export async function subscribeReceiver(client: ReturnType<typeof retryingClient>, receiver: { url: string; useSecret(secret: string): void }): Promise<void> {
   const endpoint = await client.call('POST', '/v1/webhooks', `hook-${randomBytes(6).toString('hex')}`, { url: receiver.url, enabled_events: ['*'] });
   if (endpoint.status !== 201) throw new Error(`the webhook endpoint was not created: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
   receiver.useSecret(String(endpoint.body.secret));

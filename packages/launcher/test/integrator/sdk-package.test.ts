@@ -121,16 +121,20 @@ describe('the packed SDK, installed with npm outside the workspace', () => {
     expect(types).not.toMatch(/internalContract|adminContract/);
   });
 
-  test.each(Object.keys(TSCONFIGS))('a strict consumer type-checks with moduleResolution %s', async (name) => {
-    // tsc prints its diagnostics on stdout and exits non-zero; none is the expected output.
-    const diagnostics = await run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${name}.json`], {
-      cwd: project,
-    }).then(
-      () => '',
-      (error: Error & { stdout?: string }) => error.stdout || error.message,
-    );
-    expect(diagnostics).toBe('');
-  }, 120_000);
+  test.each(Object.keys(TSCONFIGS))(
+    'a strict consumer type-checks with moduleResolution %s',
+    async (name) => {
+      // tsc prints its diagnostics on stdout and exits non-zero; none is the expected output.
+      const diagnostics = await run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${name}.json`], {
+        cwd: project,
+      }).then(
+        () => '',
+        (error: Error & { stdout?: string }) => error.stdout || error.message,
+      );
+      expect(diagnostics).toBe('');
+    },
+    120_000,
+  );
 
   test.each(['machine Node 20', 'project Node 24'])(
     'on the %s: lists, buys with an automatic Idempotency-Key, pages, throws typed errors and verifies webhooks',

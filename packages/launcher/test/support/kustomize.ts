@@ -92,7 +92,13 @@ function kustomizationFile(dir: string): string {
 }
 
 function asKubeObject(value: unknown, where: string): KubeObject {
-  if (!isObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string' || !isObject(value.metadata) || typeof value.metadata.name !== 'string') {
+  if (
+    !isObject(value) ||
+    typeof value.apiVersion !== 'string' ||
+    typeof value.kind !== 'string' ||
+    !isObject(value.metadata) ||
+    typeof value.metadata.name !== 'string'
+  ) {
     throw new KustomizeError(`${where}: not a Kubernetes object with apiVersion, kind and metadata.name`);
   }
   if (!NAMESPACED_KINDS.has(value.kind) && !CLUSTER_KINDS.has(value.kind)) throw new KustomizeError(`${where}: kind ${value.kind} is not supported here`);

@@ -112,11 +112,17 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     async stream(node, name) {
       const response = await fetch(`${node.monitorUrl}/jsz?streams=true&config=true`, { signal: AbortSignal.timeout(5_000) });
       const body = (await response.json()) as {
-        account_details?: { stream_detail?: { name: string; config?: { num_replicas?: number }; cluster?: { leader?: string; replicas?: { name: string }[] } }[] }[];
+        account_details?: {
+          stream_detail?: { name: string; config?: { num_replicas?: number }; cluster?: { leader?: string; replicas?: { name: string }[] } }[];
+        }[];
       };
       const found = (body.account_details ?? []).flatMap((account) => account.stream_detail ?? []).find((stream) => stream.name === name);
       if (!found) return undefined;
-      return { replicas: found.config?.num_replicas ?? 1, leader: found.cluster?.leader ?? '', peers: (found.cluster?.replicas ?? []).map((peer) => peer.name) };
+      return {
+        replicas: found.config?.num_replicas ?? 1,
+        leader: found.cluster?.leader ?? '',
+        peers: (found.cluster?.replicas ?? []).map((peer) => peer.name),
+      };
     },
     close,
   };

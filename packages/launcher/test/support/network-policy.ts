@@ -92,7 +92,11 @@ function inBlock(ip: string, block: { cidr: string; except?: string[] }): boolea
 export function egressAllowed(policies: INetworkPolicy[], source: Peer, destination: Destination, port: number, protocol = 'TCP'): boolean {
   const selecting = policies.filter((policy) => {
     const name = policy.metadata?.name ?? '(unnamed)';
-    return policy.metadata?.namespace === source.namespace && (policy.spec?.policyTypes ?? []).includes('Egress') && selects(policy.spec?.podSelector, source.labels, name);
+    return (
+      policy.metadata?.namespace === source.namespace &&
+      (policy.spec?.policyTypes ?? []).includes('Egress') &&
+      selects(policy.spec?.podSelector, source.labels, name)
+    );
   });
   if (selecting.length === 0) return true;
 

@@ -11,7 +11,12 @@ import { SPAN_KIND, type ReceivedSpan } from './otlp-receiver.ts';
 import type { startReceiver } from './receiver.ts';
 
 // JSON, so the receiver in the test reads the spans without a protobuf decoder.
-export const TELEMETRY = { OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_METRICS_EXPORTER: 'none', OTEL_TRACES_SAMPLER: 'parentbased_always_on', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
+export const TELEMETRY = {
+  OTEL_BSP_SCHEDULE_DELAY: '200',
+  OTEL_METRICS_EXPORTER: 'none',
+  OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+};
 
 export interface World {
   gatewayUrl: string;
@@ -64,10 +69,14 @@ export async function checkOneTrace(world: World, exported: ReceivedSpan[], rece
   const { requestId, esimId } = await orderWithWebhook(world, receiver);
   expect(requestId).toMatch(/^req_/);
   let eventId = '';
-  await until('the webhook delivery', () => {
-    eventId = [...receiver.delivered.values()].find((d) => d.data.object?.id === esimId)?.id ?? '';
-    return eventId !== '';
-  }, 60_000);
+  await until(
+    'the webhook delivery',
+    () => {
+      eventId = [...receiver.delivered.values()].find((d) => d.data.object?.id === esimId)?.id ?? '';
+      return eventId !== '';
+    },
+    60_000,
+  );
   let found: ReturnType<typeof findTrace>;
   await until('the trace, exported up to the delivery', () => (found = findTrace(exported, requestId, eventId)) !== undefined, 60_000);
   if (!found) throw new Error('no trace');
@@ -101,4 +110,3 @@ export async function checkOneTrace(world: World, exported: ReceivedSpan[], rece
   expect(exported.filter((s) => s.attributes['request.id'] === requestId && s.traceId !== edge.traceId)).toEqual([]);
   return { client };
 }
-

@@ -16,7 +16,8 @@ export interface ReceivedSpan {
 export const SPAN_KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 } as const;
 
 type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-const valueOf = (value: AnyValue | undefined): string | number | boolean | undefined => value?.stringValue ?? value?.intValue ?? value?.boolValue ?? value?.doubleValue;
+const valueOf = (value: AnyValue | undefined): string | number | boolean | undefined =>
+  value?.stringValue ?? value?.intValue ?? value?.boolValue ?? value?.doubleValue;
 const attributesOf = (list: { key: string; value: AnyValue }[] | undefined) => Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
 
 interface ExportBody {

@@ -70,7 +70,11 @@ function isApiError(err: unknown, code: number): boolean {
 }
 
 /** The servers of a NATS URL that may list several, comma-separated. */
-export const natsServers = (url: string): string[] => url.split(',').map((server) => server.trim()).filter(Boolean);
+export const natsServers = (url: string): string[] =>
+  url
+    .split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
 
 /**
  * Creates the stream, or brings subjects, duplicate window and (when asked for) replicas up to
@@ -91,12 +95,7 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
 }
 
 /** Creates or updates the durable pull consumer; tolerates another instance creating it first. */
-async function ensureConsumer(
-  jsm: JetStreamManager,
-  stream: string,
-  durable: string,
-  config: Partial<ConsumerConfig>,
-): Promise<void> {
+async function ensureConsumer(jsm: JetStreamManager, stream: string, durable: string, config: Partial<ConsumerConfig>): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       await jsm.consumers.update(stream, durable, config);

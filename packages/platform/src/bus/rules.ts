@@ -120,12 +120,7 @@ export function errorText(err: unknown): string {
   return text.replace(/[\r\n]+/g, ' ').slice(0, 1_000);
 }
 
-export function deadLetterHeaders(
-  headers: Record<string, string>,
-  err: unknown,
-  durable: string,
-  deliveryCount: number,
-): Record<string, string> {
+export function deadLetterHeaders(headers: Record<string, string>, err: unknown, durable: string, deliveryCount: number): Record<string, string> {
   return {
     ...headers,
     [DEAD_LETTER_HEADERS.error]: errorText(err),

@@ -23,10 +23,7 @@ export function hasTraceparent(headers: Record<string, string>): boolean {
 }
 
 /** Writes the trace context of `ctx` (the active one by default) into `headers`, and returns them. */
-export function injectTraceContext(
-  headers: Record<string, string>,
-  ctx: Context = context.active(),
-): Record<string, string> {
+export function injectTraceContext(headers: Record<string, string>, ctx: Context = context.active()): Record<string, string> {
   propagation.inject(ctx, headers);
   return headers;
 }
@@ -59,11 +56,7 @@ async function endSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
  * context does. The message carries the publish span's own context, so the consumer's span is
  * its child: request → publish → consume.
  */
-export function tracePublish<R>(
-  system: string,
-  input: PublishInput,
-  send: (headers: Record<string, string>) => Promise<R>,
-): Promise<R> {
+export function tracePublish<R>(system: string, input: PublishInput, send: (headers: Record<string, string>) => Promise<R>): Promise<R> {
   const given = input.headers ?? {};
   const callerTraced = hasTraceparent(given);
   const parent = callerTraced ? extractTraceContext(given) : context.active();
@@ -79,12 +72,7 @@ export function tracePublish<R>(
 }
 
 /** Runs a handler inside the message's trace context, in a CONSUMER span. */
-export function traceProcess(
-  system: string,
-  durable: string,
-  msg: BusMessage,
-  handle: () => Promise<void>,
-): Promise<void> {
+export function traceProcess(system: string, durable: string, msg: BusMessage, handle: () => Promise<void>): Promise<void> {
   const attributes: Attributes = {
     'messaging.system': system,
     'messaging.operation.type': 'process',
@@ -94,8 +82,6 @@ export function traceProcess(
     'messaging.message.delivery_count': msg.deliveryCount,
   };
   return withExtractedContext(msg.headers, () =>
-    tracer.startActiveSpan(`${msg.subject} process`, { kind: SpanKind.CONSUMER, attributes }, (span) =>
-      endSpan(span, handle),
-    ),
+    tracer.startActiveSpan(`${msg.subject} process`, { kind: SpanKind.CONSUMER, attributes }, (span) => endSpan(span, handle)),
   );
 }

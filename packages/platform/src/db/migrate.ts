@@ -26,19 +26,12 @@ export async function runMigrations(knex: Knex, set: MigrationSet): Promise<Migr
 }
 
 /** Undoes the set's last batch (or every batch with `all`); for tests and local resets. */
-export async function rollbackMigrations(
-  knex: Knex,
-  set: MigrationSet,
-  options: { all?: boolean } = {},
-): Promise<MigrationResult> {
+export async function rollbackMigrations(knex: Knex, set: MigrationSet, options: { all?: boolean } = {}): Promise<MigrationResult> {
   const names = migrationNames(set);
   return knex.transaction(async (trx) => {
     await lockSchema(trx, set.schema);
     await trx.raw('create schema if not exists ??', [set.schema]);
-    const [, undone] = (await trx.migrate.rollback(migratorConfig(set, names), options.all ?? false)) as [
-      number,
-      string[],
-    ];
+    const [, undone] = (await trx.migrate.rollback(migratorConfig(set, names), options.all ?? false)) as [number, string[]];
     return { schema: set.schema, applied: undone };
   });
 }
@@ -61,9 +54,7 @@ function migrationNames(set: MigrationSet): string[] {
   // Migrations run in name order; a set written in another order is almost certainly a naming
   // mistake (e.g. a missing numeric prefix), so refuse it rather than run it in a surprising order.
   if (names.some((name, i) => name !== sorted[i])) {
-    throw new Error(
-      `migrations of schema "${set.schema}" must be listed in ascending name order (e.g. 001_init, 002_...): got ${names.join(', ')}`,
-    );
+    throw new Error(`migrations of schema "${set.schema}" must be listed in ascending name order (e.g. 001_init, 002_...): got ${names.join(', ')}`);
   }
   return sorted;
 }

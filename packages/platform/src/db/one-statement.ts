@@ -160,7 +160,11 @@ export function statementBatcher(db: Knex, options: { max: number; name: string 
             }
             try {
               const compiled = chunk.map((entry) => entry.compiled);
-              await runPrepared(db, statementText(compiled), compiled.flatMap((entry) => entry.bindings));
+              await runPrepared(
+                db,
+                statementText(compiled),
+                compiled.flatMap((entry) => entry.bindings),
+              );
               for (const { index } of chunk) statements[index]?.committed();
             } catch {
               for (const { index } of chunk) await alone(index);

@@ -93,7 +93,9 @@ export async function runPrepared<Row>(
   const connection = await client.acquireConnection();
   try {
     const result = await connection.query(
-      options.replan ? { text: native.text, values: native.values } : { name: `${prefixOf(connection)}_${native.digest}`, text: native.text, values: native.values },
+      options.replan
+        ? { text: native.text, values: native.values }
+        : { name: `${prefixOf(connection)}_${native.digest}`, text: native.text, values: native.values },
     );
     return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
   } finally {

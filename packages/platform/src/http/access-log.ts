@@ -16,21 +16,24 @@ export function accessLog(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     // `close`, not `finish`: a stream the client leaves never finishes, and is logged all the same.
     // Bound to the request's context, so the line carries its trace id (the response is not).
-    res.once('close', context.bind(context.active(), () => {
-      if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
-        {
-          request_id: res.locals.requestId as string,
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Math.round(ms),
-          ...(!res.writableFinished && { aborted: true }),
-        },
-        'request',
-      );
-    }));
+    res.once(
+      'close',
+      context.bind(context.active(), () => {
+        if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics') return;
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info(
+          {
+            request_id: res.locals.requestId as string,
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(ms),
+            ...(!res.writableFinished && { aborted: true }),
+          },
+          'request',
+        );
+      }),
+    );
     next();
   };
 }

@@ -16,10 +16,7 @@ export class UpstreamFailure extends Error {
   readonly notSent: boolean;
   readonly timedOut: boolean;
   constructor(service: string, options: { notSent: boolean; timedOut: boolean; cause: unknown }) {
-    super(
-      options.timedOut ? `${service} did not answer in time` : `${service} could not be reached`,
-      { cause: options.cause },
-    );
+    super(options.timedOut ? `${service} did not answer in time` : `${service} could not be reached`, { cause: options.cause });
     this.service = service;
     this.notSent = options.notSent;
     this.timedOut = options.timedOut;
@@ -104,7 +101,6 @@ export function pathFor(template: string, params: Record<string, unknown>): stri
   });
 }
 
-
 function searchOf(query: unknown): string {
   if (query === undefined || query === null) return '';
   const search = new URLSearchParams();
@@ -130,7 +126,12 @@ export function errorFromResponse(service: string, status: number, body: string,
   if (result.success && isErrorCode(result.data.error.code)) {
     const { code, message, param, detail } = result.data.error;
     const retryAfter = headers['retry-after'];
-    return new ApiError(code, { message, ...(param !== undefined && { param }), ...(detail !== undefined && { detail }), ...(retryAfter !== undefined && { retryAfter }) });
+    return new ApiError(code, {
+      message,
+      ...(param !== undefined && { param }),
+      ...(detail !== undefined && { detail }),
+      ...(retryAfter !== undefined && { retryAfter }),
+    });
   }
   return new Error(`${service} answered ${status} without an error object`);
 }
@@ -277,10 +278,7 @@ export type InternalClient = ReturnType<typeof createInternalClient>;
 function classify(service: string, error: unknown): UpstreamFailure {
   const name = error instanceof Error ? error.name : '';
   const timedOut =
-    name === 'TimeoutError' ||
-    name === 'AbortError' ||
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError;
+    name === 'TimeoutError' || name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError;
   const code = (error as { code?: string } | undefined)?.code ?? (error as { cause?: { code?: string } } | undefined)?.cause?.code;
   return new UpstreamFailure(service, { notSent: !timedOut && code !== undefined && NOT_SENT_CODES.has(code), timedOut, cause: error });
 }

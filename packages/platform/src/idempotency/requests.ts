@@ -195,7 +195,11 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       // the first is still in progress.
       res.json = (body: unknown) => {
         if (held.committed) return json(body);
-        const answer: StoredResponse = { status: res.statusCode, headers: { ...JSON_HEADERS }, body: sealed({ sealer: options.sealer, ref }, JSON.stringify(body ?? null)) };
+        const answer: StoredResponse = {
+          status: res.statusCode,
+          headers: { ...JSON_HEADERS },
+          body: sealed({ sealer: options.sealer, ref }, JSON.stringify(body ?? null)),
+        };
         for (const name of ['retry-after', 'cache-control']) {
           const value = res.getHeader(name);
           if (value !== undefined) answer.headers[name] = String(value);

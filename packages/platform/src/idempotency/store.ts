@@ -10,11 +10,7 @@ export interface StoredResponse {
   body: string;
 }
 
-export type ClaimOutcome =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+export type ClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
 /** Which claim: the record of (API key, Idempotency-Key) while `claimId` holds it. */
 export interface ClaimRef {
@@ -159,19 +155,21 @@ export function idempotencyStore(table: string) {
      * the lease can be short: a holder that dies loses it within `leaseMs`. Returns the stop.
      */
     hold(db: Knex, ref: ClaimRef, leaseMs: number, onError?: (error: unknown) => void): () => void {
-      const timer = setInterval(() => {
-        renew(db, ref, leaseMs).catch((error: unknown) => onError?.(error));
-      }, Math.max(50, Math.floor(leaseMs / 3)));
+      const timer = setInterval(
+        () => {
+          renew(db, ref, leaseMs).catch((error: unknown) => onError?.(error));
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      );
       timer.unref();
       return () => clearInterval(timer);
     },
 
     /** Deletes records past their retention, a batch at a time; returns how many. */
     async purgeExpired(db: Knex, batchSize = 1_000): Promise<number> {
-      const result = await db.raw<{ rowCount: number }>(
-        `delete from ${table} where ctid in (select ctid from ${table} where expires_at < now() limit ?)`,
-        [batchSize],
-      );
+      const result = await db.raw<{ rowCount: number }>(`delete from ${table} where ctid in (select ctid from ${table} where expires_at < now() limit ?)`, [
+        batchSize,
+      ]);
       return result.rowCount;
     },
   };

@@ -28,15 +28,9 @@ export function outboxMigration(schema: string): Migration {
       );
       // The relay's query walks pending rows in publish order; the partial index holds only
       // pending rows, so it stays small however many published rows the table keeps.
-      await knex.raw('create index outbox_pending_idx on ??.?? (created_at, id) where published_at is null', [
-        schema,
-        OUTBOX_TABLE,
-      ]);
+      await knex.raw('create index outbox_pending_idx on ??.?? (created_at, id) where published_at is null', [schema, OUTBOX_TABLE]);
       // Lets the periodic prune find old published rows without scanning the table.
-      await knex.raw('create index outbox_published_idx on ??.?? (published_at) where published_at is not null', [
-        schema,
-        OUTBOX_TABLE,
-      ]);
+      await knex.raw('create index outbox_published_idx on ??.?? (published_at) where published_at is not null', [schema, OUTBOX_TABLE]);
     },
     async down(knex: Knex) {
       await knex.schema.withSchema(schema).dropTableIfExists(OUTBOX_TABLE);

@@ -121,8 +121,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     if (rows.length === 0) return { selected: 0, published: 0 };
     // The batch has a span of its own, linked to the requests whose events it publishes; each
     // publish stays in the trace of its own request.
-    return inBackgroundSpan('outbox relay publish', linksTo(rows.map((row) => row.headers ?? {})), { 'outbox.schema': schema, 'outbox.rows': rows.length }, () =>
-      publishRows(rows),
+    return inBackgroundSpan(
+      'outbox relay publish',
+      linksTo(rows.map((row) => row.headers ?? {})),
+      { 'outbox.schema': schema, 'outbox.rows': rows.length },
+      () => publishRows(rows),
     );
   }
 
@@ -149,9 +152,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     if (published.length > 0) {
       // The ids as one JSON binding, so the text is the same whatever the batch's size; planned
       // on each call (see `PreparedOptions.replan`).
-      await runPrepared(knex, `update ${table} set published_at = now(), last_error = null where id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(published)], {
-        replan: true,
-      });
+      await runPrepared(
+        knex,
+        `update ${table} set published_at = now(), last_error = null where id in (select jsonb_array_elements_text(?::jsonb))`,
+        [JSON.stringify(published)],
+        {
+          replan: true,
+        },
+      );
     }
     for (const { row, error } of failed) {
       const attempts = row.attempts + 1;
@@ -224,7 +232,9 @@ function observeOutbox(knex: Knex, schema: string, table: string): () => void {
     return latest;
   };
   const stops = [
-    observeGauge('connectivity.outbox.pending', { description: 'Outbox rows not yet published.' }, async () => [{ value: (await read()).pending, attributes: { schema } }]),
+    observeGauge('connectivity.outbox.pending', { description: 'Outbox rows not yet published.' }, async () => [
+      { value: (await read()).pending, attributes: { schema } },
+    ]),
     observeGauge('connectivity.outbox.oldest_age', { description: 'Age of the oldest unpublished outbox row.', unit: 's' }, async () => [
       { value: (await read()).oldest, attributes: { schema } },
     ]),

@@ -34,7 +34,9 @@ export function createCursorCodec(secret: string): CursorCodec {
     throw new TypeError(`a cursor secret needs at least ${MIN_CURSOR_SECRET_LENGTH} characters`);
   }
   const sign = (payload: string, binding: CursorBinding): Buffer =>
-    createHmac('sha256', secret).update(`cursor.v${VERSION}\n${payload}\n${canonicalBinding(binding)}`).digest();
+    createHmac('sha256', secret)
+      .update(`cursor.v${VERSION}\n${payload}\n${canonicalBinding(binding)}`)
+      .digest();
 
   return {
     encode(position, binding) {
@@ -67,8 +69,7 @@ export function createCursorCodec(secret: string): CursorCodec {
 function invalidCursor(): ApiError {
   return new ApiError('invalid_parameter', {
     param: 'cursor',
-    message:
-      'The cursor is not valid for this request: pass `next_cursor` from the previous page unchanged, with the same filters and key.',
+    message: 'The cursor is not valid for this request: pass `next_cursor` from the previous page unchanged, with the same filters and key.',
   });
 }
 

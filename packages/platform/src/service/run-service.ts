@@ -27,7 +27,6 @@ export function listen(app: RequestListener & { locals?: Record<string, unknown>
   });
 }
 
-
 /**
  * main.ts of every deployable: read config, build the real database and bus, migrate if asked,
  * build the service, listen, start its declared background work, and on SIGTERM/SIGINT stop

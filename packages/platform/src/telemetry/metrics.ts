@@ -40,23 +40,33 @@ function current(): { meter: Meter; instruments: Instruments } {
     rateLimitRefusals: meter.createCounter('connectivity.ratelimit.refusals_total', { description: 'Requests refused with 429 rate_limited.' }),
     idempotencyReplays: meter.createCounter('connectivity.idempotency.replays_total', { description: 'Answers replayed for a repeated Idempotency-Key.' }),
     idempotencyConflicts: meter.createCounter('connectivity.idempotency.conflicts_total', { description: 'Requests refused 409 idempotency_key_reused.' }),
-    outboxPublishFailures: meter.createCounter('connectivity.outbox.publish_failures_total', { description: 'Outbox rows whose publish to the bus failed (retried later).' }),
-    consumerRedeliveries: meter.createCounter('connectivity.consumer.redeliveries_total', { description: 'Messages handled again after a failure or a lost ack.' }),
-    consumerDeadLetters: meter.createCounter('connectivity.consumer.dead_letters_total', { description: 'Messages moved to the dead letters after their last delivery.' }),
+    outboxPublishFailures: meter.createCounter('connectivity.outbox.publish_failures_total', {
+      description: 'Outbox rows whose publish to the bus failed (retried later).',
+    }),
+    consumerRedeliveries: meter.createCounter('connectivity.consumer.redeliveries_total', {
+      description: 'Messages handled again after a failure or a lost ack.',
+    }),
+    consumerDeadLetters: meter.createCounter('connectivity.consumer.dead_letters_total', {
+      description: 'Messages moved to the dead letters after their last delivery.',
+    }),
     webhookAttempts: meter.createCounter('connectivity.webhook.attempts_total', { description: 'Webhook delivery attempts, by outcome.' }),
     webhookDeliveryLatency: meter.createHistogram('connectivity.webhook.delivery_latency', {
       description: 'From the event’s time to its successful delivery.',
       unit: 's',
       advice: { explicitBucketBoundaries: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400] },
     }),
-    webhookEndpointsDisabled: meter.createCounter('connectivity.webhook.endpoints_disabled_total', { description: 'Webhook endpoints disabled by the service, by reason.' }),
+    webhookEndpointsDisabled: meter.createCounter('connectivity.webhook.endpoints_disabled_total', {
+      description: 'Webhook endpoints disabled by the service, by reason.',
+    }),
     sweeperMoves: meter.createCounter('connectivity.sweeper.moves_total', { description: 'eSIMs moved by the expiry sweeper.' }),
     supplierCallDuration: meter.createHistogram('connectivity.supplier.call_duration', {
       description: 'Calls to a live supplier (vendor), retries included, by operation and outcome.',
       unit: 's',
       advice: { explicitBucketBoundaries: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
     }),
-    supplierErrors: meter.createCounter('connectivity.supplier.errors_total', { description: 'Failed calls to a live supplier, by vendor, operation and failure.' }),
+    supplierErrors: meter.createCounter('connectivity.supplier.errors_total', {
+      description: 'Failed calls to a live supplier, by vendor, operation and failure.',
+    }),
   };
   meter
     .createObservableGauge('connectivity.supplier.breaker_open', { description: 'Whether the circuit to a live supplier is open (1) or closed (0).' })

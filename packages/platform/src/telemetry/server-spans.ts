@@ -1,6 +1,18 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type Histogram, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  ValueType,
+  type Attributes,
+  type Histogram,
+  type Tracer,
+} from '@opentelemetry/api';
 import { RPCType, setRPCMetadata, suppressTracing, type RPCMetadata } from '@opentelemetry/core';
 
 /** Paths that are not traced: probes and scrapes would bury the requests that matter. */
@@ -77,7 +89,12 @@ export function traceRequests(listener: RequestListener): RequestListener {
     const active = setRPCMetadata(trace.setSpan(parent, span), rpc);
     res.once('close', () => {
       const status = res.statusCode;
-      const attributes: Attributes = { 'http.request.method': method, 'url.scheme': 'http', 'network.protocol.version': req.httpVersion, 'http.response.status_code': status };
+      const attributes: Attributes = {
+        'http.request.method': method,
+        'url.scheme': 'http',
+        'network.protocol.version': req.httpVersion,
+        'http.response.status_code': status,
+      };
       span.setAttribute('http.response.status_code', status);
       if (rpc.route !== undefined) {
         attributes['http.route'] = rpc.route;

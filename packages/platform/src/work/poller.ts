@@ -97,7 +97,10 @@ export function startPoller(options: PollerOptions): Poller {
           (error: unknown) => {
             failures += 1;
             const delay = Math.min(options.maxBackoffMs ?? 60_000, intervalMs * 2 ** Math.min(failures, 10));
-            options.logger?.error({ worker: options.name, err: error instanceof Error ? error.message : String(error), retry_in_ms: delay }, 'background worker pass failed');
+            options.logger?.error(
+              { worker: options.name, err: error instanceof Error ? error.message : String(error), retry_in_ms: delay },
+              'background worker pass failed',
+            );
             if (!timer) schedule(delay);
           },
         );

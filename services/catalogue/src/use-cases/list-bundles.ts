@@ -6,7 +6,13 @@ import { assertLiveOrdering, liveCatalogue, type CatalogueDeps } from './live-ca
  * Up to `limit` listed bundles of the caller's environment after `afterName`, by name (byte
  * order): the sandbox from its catalogue, live from the supplier, priced, filtered and paged.
  */
-export async function listBundles(deps: CatalogueDeps, caller: Caller, filter: BundleFilter, afterName: string | undefined, limit: number): Promise<CatalogueBundle[]> {
+export async function listBundles(
+  deps: CatalogueDeps,
+  caller: Caller,
+  filter: BundleFilter,
+  afterName: string | undefined,
+  limit: number,
+): Promise<CatalogueBundle[]> {
   if (caller.environment === 'test') return deps.bundles.list(filter, afterName, limit);
   await assertLiveOrdering(deps, caller.accountId);
   return (await liveCatalogue(deps))

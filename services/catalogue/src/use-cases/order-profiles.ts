@@ -5,7 +5,11 @@ import { supplierErrors } from './supplier-errors.ts';
 import { assertLiveOrdering, type CatalogueDeps } from './live-catalogue.ts';
 
 /** Profiles from the caller's environment's supplier, for an order inventory is about to record. */
-export async function orderProfiles(deps: CatalogueDeps, caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]> {
+export async function orderProfiles(
+  deps: CatalogueDeps,
+  caller: Caller,
+  input: { reference: string; bundle: string; quantity: number },
+): Promise<SuppliedProfile[]> {
   // Checked again here: the switch may have been turned off since the bundle was looked up.
   if (caller.environment === 'live') await assertLiveOrdering(deps, caller.accountId);
   try {

@@ -6,4 +6,5 @@ import { findLiveOrdering, saveLiveOrdering } from '../db/live-ordering.ts';
 export const readLiveOrdering = (deps: { knex: Knex }, accountId: string): Promise<LiveOrdering> => findLiveOrdering(deps.knex, accountId);
 
 /** Switches an account's live ordering on or off (the operator command line, through the gateway's admin API). */
-export const switchLiveOrdering = (deps: { knex: Knex }, accountId: string, enabled: boolean): Promise<LiveOrdering> => saveLiveOrdering(deps.knex, accountId, enabled);
+export const switchLiveOrdering = (deps: { knex: Knex }, accountId: string, enabled: boolean): Promise<LiveOrdering> =>
+  saveLiveOrdering(deps.knex, accountId, enabled);

@@ -92,7 +92,9 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
 
   return {
     getBundle: (caller, name) =>
-      caller.environment === 'test' ? sandboxBundle(caller, name) : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, caller })),
+      caller.environment === 'test'
+        ? sandboxBundle(caller, name)
+        : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, caller })),
     orderProfiles: (caller, body) =>
       caller.environment === 'test'
         ? sandboxStock.take(caller, body.bundle, body.quantity)

@@ -45,11 +45,14 @@ export async function openIntent(
     .ignore()
     .returning('*')) as IntentRow[];
   if (made) return { intent: fromRow(made), resumed: false };
-  const found = (await intents(db).where({ key_id: intent.key_id, idempotency_key: intent.idempotency_key, state: 'pending' }).first()) as IntentRow | undefined;
+  const found = (await intents(db).where({ key_id: intent.key_id, idempotency_key: intent.idempotency_key, state: 'pending' }).first()) as
+    IntentRow | undefined;
   // Settled between the two statements (the earlier attempt finished after all): a fresh intent.
   if (!found) return openIntent(db, intent, nowMs, checkAfterMs);
   // The retry works on it now: the abandoned-intent worker leaves it alone meanwhile.
-  await intents(db).where({ order_id: found.order_id, state: 'pending' }).update({ next_check_at: nowMs + checkAfterMs });
+  await intents(db)
+    .where({ order_id: found.order_id, state: 'pending' })
+    .update({ next_check_at: nowMs + checkAfterMs });
   return { intent: fromRow(found), resumed: true };
 }
 

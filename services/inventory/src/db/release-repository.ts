@@ -63,7 +63,9 @@ export async function claimDueReleases(db: Knex, nowMs: number, leaseMs: number,
 }
 
 export async function finishRelease(db: Knex, orderReference: string, status: 'released' | 'abandoned', nowMs: number, lastError?: string): Promise<void> {
-  await releases(db).where('order_reference', orderReference).update({ status, finished_at: nowMs, last_error: lastError ?? null });
+  await releases(db)
+    .where('order_reference', orderReference)
+    .update({ status, finished_at: nowMs, last_error: lastError ?? null });
 }
 
 export async function retryReleaseLater(db: Knex, orderReference: string, nextAttemptAt: number, lastError: string): Promise<void> {

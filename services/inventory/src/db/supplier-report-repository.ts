@@ -18,7 +18,11 @@ const esims = (db: Knex) => db.withSchema(SCHEMA).from('esims');
  * same thing, store one row.
  */
 export function reportKey(vendor: SupplierVendor, report: ProfileReport): string {
-  return createHash('sha256').update(vendor).update('\n').update(JSON.stringify(profileReportSchema.parse(report))).digest('hex');
+  return createHash('sha256')
+    .update(vendor)
+    .update('\n')
+    .update(JSON.stringify(profileReportSchema.parse(report)))
+    .digest('hex');
 }
 
 /** Stores the reports not stored yet; resolves with how many were new. */
@@ -62,7 +66,9 @@ export async function lockEsimForReport(trx: Knex.Transaction, iccid: string): P
 /** Writes what a report changed on the locked eSIM, and the supplier time it was observed at. */
 export async function writeReportOutcome(trx: Knex.Transaction, esim: EsimRecord, observedAt: number | null): Promise<void> {
   const { state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at } = esim;
-  await esims(trx).where('id', esim.id).update({ state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at, supplier_observed_at: observedAt });
+  await esims(trx)
+    .where('id', esim.id)
+    .update({ state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at, supplier_observed_at: observedAt });
 }
 
 export interface EsimToCheck {

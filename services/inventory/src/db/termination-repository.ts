@@ -23,10 +23,5 @@ export async function clearTermination(trx: Knex.Transaction, esimId: string): P
  * The sweep locks the eSIM rows first, as a PATCH does, so the two never deadlock.
  */
 export function esimsTerminated(db: Knex): Knex.QueryBuilder {
-  return db
-    .withSchema(SCHEMA)
-    .from('esims')
-    .select('*')
-    .whereIn('id', terminations(db).select('esim_id'))
-    .orderBy('id');
+  return db.withSchema(SCHEMA).from('esims').select('*').whereIn('id', terminations(db).select('esim_id')).orderBy('id');
 }

@@ -49,11 +49,7 @@ export async function insertTestClock(db: Knex, record: TestClockRecord): Promis
 
 /** The owner's clock, unless deleted; another account's or environment's clock is not found. */
 export async function findOwnedTestClock(db: Knex, owner: Owner, id: string, options: { lock?: Lock } = {}): Promise<TestClockRecord | undefined> {
-  const query = clocks(db)
-    .select('*')
-    .where({ id, account_id: owner.accountId, environment: owner.environment })
-    .whereNull('deleted_at')
-    .first();
+  const query = clocks(db).select('*').where({ id, account_id: owner.accountId, environment: owner.environment }).whereNull('deleted_at').first();
   if (options.lock === 'update') query.forUpdate();
   if (options.lock === 'share') query.forShare();
   const row = (await query) as TestClockRow | undefined;
@@ -91,9 +87,7 @@ export async function updateTestClockRow(
 
 /** Ends the advance named by `token`, if it still holds the clock, leaving the time as it was. */
 export async function releaseClockAdvance(db: Knex, id: string, token: string): Promise<void> {
-  await clocks(db)
-    .where({ id, advance_token: token })
-    .update(NO_ADVANCE);
+  await clocks(db).where({ id, advance_token: token }).update(NO_ADVANCE);
 }
 
 /**

@@ -14,5 +14,4 @@ export function assertCanReach(resource: { account_id: string; environment: Envi
     : new ApiError('live_key_test_resource', { message: 'This eSIM is simulated; a live key reaches live resources only.' });
 }
 
-export const notFound = (param = 'id'): ApiError =>
-  new ApiError('resource_not_found', { param, message: 'No such eSIM.' });
+export const notFound = (param = 'id'): ApiError => new ApiError('resource_not_found', { param, message: 'No such eSIM.' });

@@ -3,12 +3,10 @@ import { STATE_EVENT_TYPES, toPublicEsim, type EsimRecord } from './esim.ts';
 
 /** What one change of an eSIM announces, in order. */
 export type EsimChange =
-  | { kind: 'state'; esim: EsimRecord; previous_state: EsimState | null }
-  | { kind: 'threshold'; esim: EsimRecord; threshold_percent: UsageThreshold };
+  { kind: 'state'; esim: EsimRecord; previous_state: EsimState | null } | { kind: 'threshold'; esim: EsimRecord; threshold_percent: UsageThreshold };
 
 /** The type of the event a change announces: the state moved into, or a usage threshold. */
-export const esimEventType = (change: EsimChange): EventType =>
-  change.kind === 'state' ? STATE_EVENT_TYPES[change.esim.state] : 'esim.usage.threshold';
+export const esimEventType = (change: EsimChange): EventType => (change.kind === 'state' ? STATE_EVENT_TYPES[change.esim.state] : 'esim.usage.threshold');
 
 /** The `data` of the event a change announces: the eSIM as the change left it, and what changed. */
 export function esimEventData(change: EsimChange): Record<string, unknown> {

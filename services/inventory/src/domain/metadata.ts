@@ -21,8 +21,7 @@ export function mergeMetadata(current: Metadata, changes: Metadata): Metadata {
     throw new ApiError('invalid_parameter', {
       param: 'metadata',
       message:
-        `Invalid parameter \`metadata\`: the eSIM would have ${merged.size} keys, more than ${METADATA_LIMITS.keys}. ` +
-        'Remove keys by setting them to "".',
+        `Invalid parameter \`metadata\`: the eSIM would have ${merged.size} keys, more than ${METADATA_LIMITS.keys}. ` + 'Remove keys by setting them to "".',
     });
   }
   return Object.fromEntries(merged);

@@ -26,7 +26,13 @@ function quality(ranges: MediaRange[], mediaType: string): number {
   let best: { specificity: number; q: number } | undefined;
   for (const range of ranges) {
     const specificity =
-      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' && range.subtype === '*' ? 0 : -1;
+      range.type === type && range.subtype === subtype
+        ? 2
+        : range.type === type && range.subtype === '*'
+          ? 1
+          : range.type === '*' && range.subtype === '*'
+            ? 0
+            : -1;
     if (specificity < 0 || (best !== undefined && best.specificity >= specificity)) continue;
     best = { specificity, q: range.q };
   }

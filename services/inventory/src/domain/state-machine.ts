@@ -13,7 +13,11 @@ export const TRANSITIONS: Readonly<Record<EsimState, readonly EsimState[]>> = {
 const DEVICE_MOVES: readonly EsimState[] = ['installed', 'active'];
 
 /** The moves a live key may PATCH: suspend, resume and cancel. */
-const LIVE_PATCH_MOVES: ReadonlySet<string> = new Set(['active>suspended', 'suspended>active', ...['released', 'installed', 'active', 'suspended'].map((s) => `${s}>expired`)]);
+const LIVE_PATCH_MOVES: ReadonlySet<string> = new Set([
+  'active>suspended',
+  'suspended>active',
+  ...['released', 'installed', 'active', 'suspended'].map((s) => `${s}>expired`),
+]);
 
 export type PatchPlan = { kind: 'unchanged' } | { kind: 'move'; from: EsimState; to: EsimState };
 

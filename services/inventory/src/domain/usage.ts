@@ -13,8 +13,7 @@ export interface UsageSubject {
 
 /** One consequence of a usage, in the order it happens; each becomes one event. */
 export type UsageStep<S extends UsageSubject> =
-  | { kind: 'state'; previous_state: EsimState; esim: S }
-  | { kind: 'threshold'; threshold_percent: UsageThreshold; esim: S };
+  { kind: 'state'; previous_state: EsimState; esim: S } | { kind: 'threshold'; threshold_percent: UsageThreshold; esim: S };
 
 export interface UsageOutcome<S extends UsageSubject> {
   esim: S;

@@ -208,7 +208,10 @@ async function livePurchase(
   if (resumed) {
     const bought = await findPurchase(deps, caller, intent.order_id);
     if (bought !== null && bought.length > 0) {
-      deps.logger.info({ orderId: intent.order_id, profiles: bought.length }, 'a retried live order found what the supplier made for it; nothing is bought again');
+      deps.logger.info(
+        { orderId: intent.order_id, profiles: bought.length },
+        'a retried live order found what the supplier made for it; nothing is bought again',
+      );
       return { orderId: intent.order_id, profiles: checkedProfiles(bought, intent.quantity) };
     }
   }
@@ -221,7 +224,9 @@ async function findPurchase(deps: PlaceOrderDeps, caller: Caller, orderId: strin
   } catch (error) {
     // Not knowing what was bought, buying again could buy twice: the order waits for a retry.
     if (error instanceof ApiError) {
-      throw new ApiError('supplier_refused', { message: 'The supplier cannot take orders right now; nothing was charged. Retry later with the same Idempotency-Key.' });
+      throw new ApiError('supplier_refused', {
+        message: 'The supplier cannot take orders right now; nothing was charged. Retry later with the same Idempotency-Key.',
+      });
     }
     throw error;
   }
@@ -260,7 +265,10 @@ async function settleFailedPurchase(deps: PlaceOrderDeps, caller: Caller, orderI
     if (released) deps.logger.warn({ orderId, reason }, 'live order not recorded; its supplier profiles will be released');
   } catch (error) {
     // The database is failing too: only the log is left to tell the operator.
-    deps.logger.error({ orderId, iccids: profiles.map((p) => p.iccid), reason, err: errorMessage(error) }, 'live order not recorded and its supplier profiles could not be queued for release');
+    deps.logger.error(
+      { orderId, iccids: profiles.map((p) => p.iccid), reason, err: errorMessage(error) },
+      'live order not recorded and its supplier profiles could not be queued for release',
+    );
   }
 }
 

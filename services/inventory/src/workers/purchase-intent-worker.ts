@@ -39,7 +39,11 @@ export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions):
       await settleIntent(options.knex, intent.order_id, 'void', now());
       return;
     }
-    await releasePurchase(options.knex, { accountId: intent.account_id, orderId: intent.order_id, iccids: profiles.map((p) => p.iccid), reason: 'order_not_recorded' }, now());
+    await releasePurchase(
+      options.knex,
+      { accountId: intent.account_id, orderId: intent.order_id, iccids: profiles.map((p) => p.iccid), reason: 'order_not_recorded' },
+      now(),
+    );
     options.logger.warn({ orderId: intent.order_id, profiles: profiles.length }, 'a live purchase was never recorded; its profiles will be released');
   }
 

@@ -55,7 +55,10 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
       }
       const delay = releaseRetryDelayMs(item.attempts, options.retryBaseMs, options.retryMaxMs);
       await retryReleaseLater(options.knex, item.order_reference, now() + delay, message);
-      options.logger.warn({ orderId: item.order_reference, attempts: item.attempts, retryInMs: delay, err: message }, 'releasing supplier profiles failed; will retry');
+      options.logger.warn(
+        { orderId: item.order_reference, attempts: item.attempts, retryInMs: delay, err: message },
+        'releasing supplier profiles failed; will retry',
+      );
       return;
     }
     await finishRelease(options.knex, item.order_reference, 'released', now());

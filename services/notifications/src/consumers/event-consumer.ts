@@ -78,7 +78,8 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
       }
       // The deliveries queued with it wake the delivery worker (see `storeAndQueue`); the
       // streams of the account, on whichever instance, are told it is there.
-      if (event.environment === STREAMED_ENVIRONMENT) announceStreamGrowth(options.bus, logger, { accountId: event.account_id, environment: event.environment });
+      if (event.environment === STREAMED_ENVIRONMENT)
+        announceStreamGrowth(options.bus, logger, { accountId: event.account_id, environment: event.environment });
       logger.debug({ event_id: event.id, type: event.type, deliveries: queued }, 'event stored');
     },
   );

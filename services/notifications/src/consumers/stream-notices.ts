@@ -77,8 +77,7 @@ function noticeOthers(bus: Bus, logger: Logger, scope: StreamScope, open: Map<st
 
 function send(bus: Bus, logger: Logger, scope: StreamScope): void {
   const notice: StreamNotice = { from: INSTANCE, account_id: scope.accountId, environment: scope.environment };
-  const warn = (error: unknown) =>
-    logger.warn({ err: errorMessage(error) }, 'stream notice not sent; other instances see the events at their next poll');
+  const warn = (error: unknown) => logger.warn({ err: errorMessage(error) }, 'stream notice not sent; other instances see the events at their next poll');
   try {
     bus.notify(STREAM_NOTICE_SUBJECT, notice).catch(warn);
   } catch (error) {

@@ -72,10 +72,7 @@ interface DueRow {
  * claimed first, replayed ones with what room is left, so a replay's backlog never holds up an
  * event that just happened, of this account or any other.
  */
-export async function claimDue(
-  knex: Knex,
-  options: { now: Date; leaseUntil: Date; limit: number; token: string },
-): Promise<Claim[]> {
+export async function claimDue(knex: Knex, options: { now: Date; leaseUntil: Date; limit: number; token: string }): Promise<Claim[]> {
   const claim = (replay: boolean, limit: number) =>
     claimDueRows<{ id: string }>(knex, {
       table: 'notifications.deliveries',
@@ -102,7 +99,10 @@ export async function claimDue(
   );
   const stale = due.rows.filter((row) => !row.usable).map((row) => row.id);
   if (stale.length > 0) {
-    await knex('notifications.deliveries').whereIn('id', stale).andWhere('claim_token', options.token).update({ status: 'cancelled', claim_token: null, updated_at: options.now });
+    await knex('notifications.deliveries')
+      .whereIn('id', stale)
+      .andWhere('claim_token', options.token)
+      .update({ status: 'cancelled', claim_token: null, updated_at: options.now });
   }
   return due.rows
     .filter((row) => row.usable)
@@ -175,14 +175,15 @@ export async function recordAttempt(
       .returning<{ failing_since: Date; disabled: boolean }[]>(['failing_since', 'disabled']);
     if (!streak || streak.disabled) return undefined;
     const reason =
-      record.disableReason ??
-      (at.getTime() - new Date(streak.failing_since).getTime() >= options.disableAfterMs ? options.streakReason : undefined);
+      record.disableReason ?? (at.getTime() - new Date(streak.failing_since).getTime() >= options.disableAfterMs ? options.streakReason : undefined);
     if (reason === undefined) return undefined;
-    await trx('notifications.endpoints').where({ id: claim.endpoint.id }).update({
-      disabled: true,
-      disabled_reason: reason,
-      updated_at: Math.floor(at.getTime() / 1000),
-    });
+    await trx('notifications.endpoints')
+      .where({ id: claim.endpoint.id })
+      .update({
+        disabled: true,
+        disabled_reason: reason,
+        updated_at: Math.floor(at.getTime() / 1000),
+      });
     await trx('notifications.deliveries')
       .where({ endpoint_id: claim.endpoint.id, status: 'pending' })
       .update({ status: 'cancelled', claim_token: null, updated_at: at });

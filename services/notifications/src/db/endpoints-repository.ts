@@ -80,11 +80,7 @@ export async function listEndpoints(
   afterId: string | undefined,
   fetch: number,
 ): Promise<EndpointRecord[]> {
-  const query = knex(TABLE)
-    .where({ account_id: scope.accountId, environment: scope.environment })
-    .whereNull('deleted_at')
-    .orderBy('id', 'desc')
-    .limit(fetch);
+  const query = knex(TABLE).where({ account_id: scope.accountId, environment: scope.environment }).whereNull('deleted_at').orderBy('id', 'desc').limit(fetch);
   if (afterId !== undefined) query.andWhere('id', '<', afterId);
   return ((await query) as EndpointRow[]).map(toRecord);
 }

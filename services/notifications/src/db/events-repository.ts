@@ -112,14 +112,8 @@ export async function listEvents(
 }
 
 /** The event with this id in the caller's account and environment, or undefined. */
-export async function findEvent(
-  knex: Knex,
-  scope: { accountId: string; environment: Environment },
-  id: string,
-): Promise<Event | undefined> {
-  const row = (await knex('notifications.events')
-    .select('envelope')
-    .where({ id, account_id: scope.accountId, environment: scope.environment })
-    .first()) as { envelope: Event } | undefined;
+export async function findEvent(knex: Knex, scope: { accountId: string; environment: Environment }, id: string): Promise<Event | undefined> {
+  const row = (await knex('notifications.events').select('envelope').where({ id, account_id: scope.accountId, environment: scope.environment }).first()) as
+    { envelope: Event } | undefined;
   return row?.envelope;
 }

@@ -141,9 +141,7 @@ export async function endpointOverPendingCap(knex: Knex, scope: ReplayScope, cap
 
 /** Gives the replay back, due again at `until`; false if its lease was lost meanwhile. */
 export async function postponeReplay(knex: Knex, replay: ClaimedReplay, until: Date): Promise<boolean> {
-  const changed = await knex('notifications.replays')
-    .where({ id: replay.id, claim_token: replay.token })
-    .update({ next_run_at: until, claim_token: null });
+  const changed = await knex('notifications.replays').where({ id: replay.id, claim_token: replay.token }).update({ next_run_at: until, claim_token: null });
   return changed > 0;
 }
 

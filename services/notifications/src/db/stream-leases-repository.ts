@@ -11,11 +11,7 @@ const ttl = (ms: number) => `now() + ${Math.max(1, Math.floor(ms))} * interval '
  * lock on the key, so two opens at once cannot both see room for one. Times are the database's,
  * so instances with different clocks agree on what has expired.
  */
-export async function acquireStreamLease(
-  knex: Knex,
-  lease: { id: string; keyId: string; accountId: string; ttlMs: number },
-  max: number,
-): Promise<boolean> {
+export async function acquireStreamLease(knex: Knex, lease: { id: string; keyId: string; accountId: string; ttlMs: number }, max: number): Promise<boolean> {
   return knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [OPEN_STREAM_LOCK, lease.keyId]);
     // The key's leases that expired (their instance died) go first; they never count.

@@ -73,10 +73,8 @@ export async function appendReplayEntries(trx: Knex.Transaction, scope: StreamSc
 
 /** The newest seq of the scope's stream (0 when it has none): a stream opened now starts after it. */
 export async function streamHead(knex: Knex, scope: StreamScope): Promise<number> {
-  const row = (await knex('notifications.stream_heads')
-    .select('seq')
-    .where({ account_id: scope.accountId, environment: scope.environment })
-    .first()) as { seq: string | number } | undefined;
+  const row = (await knex('notifications.stream_heads').select('seq').where({ account_id: scope.accountId, environment: scope.environment }).first()) as
+    { seq: string | number } | undefined;
   return Number(row?.seq ?? 0);
 }
 

@@ -14,8 +14,7 @@ const invalidUrl = (message: string) => new ApiError('invalid_parameter', { para
  */
 export type EgressPolicy = 'public' | 'any';
 
-export const egressPolicy = (environment: Environment, allowPrivate: boolean): EgressPolicy =>
-  environment === 'test' && allowPrivate ? 'any' : 'public';
+export const egressPolicy = (environment: Environment, allowPrivate: boolean): EgressPolicy => (environment === 'test' && allowPrivate ? 'any' : 'public');
 
 /**
  * The one answer for a host the policy refuses, whatever the reason (a refused name, a

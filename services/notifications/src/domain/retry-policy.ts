@@ -31,12 +31,7 @@ export const maxAttempts = (policy: RetryPolicy): number => policy.scheduleMs.le
  * The delay before the next attempt after attempt `attempt` (1-based) failed, or null when that
  * was the last one. `random` is injectable so the jitter can be pinned in tests.
  */
-export function nextRetryDelayMs(
-  policy: RetryPolicy,
-  attempt: number,
-  retryAfterMs: number | undefined,
-  random: () => number = Math.random,
-): number | null {
+export function nextRetryDelayMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number | null {
   const base = policy.scheduleMs[attempt - 1];
   if (base === undefined) return null;
   const jittered = Math.max(0, Math.round(base * (1 + policy.jitter * (2 * random() - 1))));

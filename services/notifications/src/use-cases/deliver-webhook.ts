@@ -33,7 +33,10 @@ export function deliverWebhook(deps: DeliverWebhookDeps, claim: Claim): Promise<
   const parent = propagation.extract(ROOT_CONTEXT, claim.traceContext);
   return tracer.startActiveSpan(
     'webhook deliver',
-    { kind: SpanKind.PRODUCER, attributes: { 'event.id': claim.event.id, 'event.type': claim.event.type, 'webhook.endpoint.id': claim.endpoint.id, 'webhook.attempt': claim.attempt } },
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'event.id': claim.event.id, 'event.type': claim.event.type, 'webhook.endpoint.id': claim.endpoint.id, 'webhook.attempt': claim.attempt },
+    },
     parent,
     async (span) => {
       try {

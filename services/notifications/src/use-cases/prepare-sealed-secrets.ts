@@ -42,5 +42,6 @@ async function resealPrevious(knex: Knex, secrets: SecretBox, logger: Logger): P
     if (await replaceSealedSecret(knex, row.id, row.sealed, secrets.seal(plain, row.id))) resealed += 1;
   }
   if (resealed > 0) logger.info({ endpoints: resealed, key_id: secrets.keyId }, 're-sealed webhook signing secrets with the current WEBHOOK_SECRET_KEY');
-  if (unreadable.length > 0) logger.error({ endpoint_ids: unreadable }, 'webhook signing secrets sealed with a previous key failed authentication; left as they are');
+  if (unreadable.length > 0)
+    logger.error({ endpoint_ids: unreadable }, 'webhook signing secrets sealed with a previous key failed authentication; left as they are');
 }

@@ -56,7 +56,12 @@ export async function replayEvents(
   }
 }
 
-async function replayOne(deps: ReplayDeps, scope: { accountId: string; environment: Caller['environment'] }, eventId: string, claim: IdempotencyClaim): Promise<ReplayResult> {
+async function replayOne(
+  deps: ReplayDeps,
+  scope: { accountId: string; environment: Caller['environment'] },
+  eventId: string,
+  claim: IdempotencyClaim,
+): Promise<ReplayResult> {
   if (!(await findEvent(deps.db.knex, scope, eventId))) {
     throw new ApiError('resource_not_found', { param: 'event', message: `No event ${eventId} in the ${scope.environment} environment.` });
   }

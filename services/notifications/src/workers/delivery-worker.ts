@@ -43,7 +43,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         Promise.all(
           claims.map((claim) =>
             // A failure to record leaves the claim to expire, so the attempt is made again later.
-            deliverWebhook(options, claim).catch((err: unknown) => logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded')),
+            deliverWebhook(options, claim).catch((err: unknown) =>
+              logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded'),
+            ),
           ),
         ),
       );

@@ -41,7 +41,10 @@ export function startReplayWorker(options: ReplayWorkerOptions): Stoppable {
       if (!replay) return { done: 0, more: false };
       if (await endpointOverPendingCap(db.knex, replay, options.maxPendingPerEndpoint)) {
         await postponeReplay(db.knex, replay, new Date(Date.now() + options.waitMs));
-        logger.info({ replay_id: replay.id, account_id: replay.accountId, done: replay.done, total: replay.total }, 'replay waits: an endpoint has too many deliveries pending');
+        logger.info(
+          { replay_id: replay.id, account_id: replay.accountId, done: replay.done, total: replay.total },
+          'replay waits: an endpoint has too many deliveries pending',
+        );
         // Another replay may be due meanwhile.
         return { done: 0, more: true };
       }

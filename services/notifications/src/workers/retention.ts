@@ -34,7 +34,11 @@ export function startRetention(options: RetentionOptions): Poller {
       const { taken: pruned } = await sweepDue<{ id: string }, void>(options.knex, {
         due: (trx) => eventsPastRetention(trx, before),
         limit: options.batchSize,
-        apply: (trx, rows) => deleteEvents(trx, rows.map((row) => row.id)),
+        apply: (trx, rows) =>
+          deleteEvents(
+            trx,
+            rows.map((row) => row.id),
+          ),
       });
       if (pruned > 0) options.logger.info({ events: pruned }, 'pruned events past their retention, with their deliveries and attempts');
       // Finished replays are kept as long as the events they replayed.

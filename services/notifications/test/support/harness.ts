@@ -136,11 +136,16 @@ export class Harness {
   }
   /** A mutating call, with a fresh Idempotency-Key unless one is given (a retry). */
   post(who: Caller, path: string, body?: unknown, idempotencyKey?: string) {
-    const req = request(this.app).post(path).set(this.headers(who, true, idempotencyKey));
+    const req = request(this.app)
+      .post(path)
+      .set(this.headers(who, true, idempotencyKey));
     return body === undefined ? req : req.send(body as object);
   }
   patch(who: Caller, path: string, body: unknown) {
-    return request(this.app).patch(path).set(this.headers(who, true)).send(body as object);
+    return request(this.app)
+      .patch(path)
+      .set(this.headers(who, true))
+      .send(body as object);
   }
   delete(who: Caller, path: string) {
     return request(this.app).delete(path).set(this.headers(who, true));
@@ -154,12 +159,7 @@ export class Harness {
   }
 
   /** Publishes an event the way inventory's outbox relay does. */
-  async publish(
-    who: Pick<Caller, 'accountId' | 'environment'>,
-    type: EventType,
-    data: Record<string, unknown> = {},
-    now?: Date,
-  ): Promise<InternalEvent> {
+  async publish(who: Pick<Caller, 'accountId' | 'environment'>, type: EventType, data: Record<string, unknown> = {}, now?: Date): Promise<InternalEvent> {
     const event = buildEvent({ type, environment: who.environment, accountId: who.accountId, data, now });
     await this.bus.publish({ id: event.id, subject: eventSubject(event.environment, event.type), payload: event });
     return event;

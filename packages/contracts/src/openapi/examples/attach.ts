@@ -3,7 +3,6 @@ import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../../errors/catal
 import { routeTable } from '../../routes/route-table.ts';
 import { errorExample, OPERATION_EXAMPLES, PARAMETER_EXAMPLES, type OperationExample } from './operations.ts';
 
-
 function withParameterExample(parameter: ParameterObject | ReferenceObject, example: OperationExample): ParameterObject | ReferenceObject {
   if ('$ref' in parameter) return parameter;
   const value = example.parameters?.[parameter.name] ?? PARAMETER_EXAMPLES[parameter.name];

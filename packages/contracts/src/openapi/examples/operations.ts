@@ -49,7 +49,9 @@ const esimPath = { id: EXAMPLE_IDS.esim };
 const webhookPath = { id: EXAMPLE_IDS.webhookEndpoint };
 const clockPath = { id: EXAMPLE_IDS.testClock };
 const sse = (events: (typeof EVENT_EXAMPLES)[keyof typeof EVENT_EXAMPLES][]) =>
-  ['retry: 1000', '', ...events.flatMap((event) => [`id: ${event.id}`, `event: ${event.type}`, `data: ${JSON.stringify(event)}`, '']), ': keepalive', ''].join('\n');
+  ['retry: 1000', '', ...events.flatMap((event) => [`id: ${event.id}`, `event: ${event.type}`, `data: ${JSON.stringify(event)}`, '']), ': keepalive', ''].join(
+    '\n',
+  );
 
 /** A QR code of a sandbox activation code, as `Accept: image/svg+xml` answers it (cropped to its finder pattern). */
 const QR_SVG =
@@ -127,7 +129,6 @@ export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   limit: 20,
   last_event_id: EXAMPLE_IDS.event,
 };
-
 
 /** The error object of `code` as `operation` answers it, with the link under `baseUrl`. */
 export function errorExample(code: ErrorCode, operation: OperationExample, baseUrl: string): ErrorResponse {

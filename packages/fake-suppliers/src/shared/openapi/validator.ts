@@ -184,16 +184,15 @@ export class OpenApiValidator {
 
   private deviationsFor(route: Route, target: 'request' | 'response', status?: number): Deviation[] {
     return (this.options.deviations ?? []).filter(
-      (d) =>
-        d.method === route.method &&
-        d.path === route.template &&
-        d.target === target &&
-        (d.status === undefined || d.status === status),
+      (d) => d.method === route.method && d.path === route.template && d.target === target && (d.status === undefined || d.status === status),
     );
   }
 
   private compile(key: string, schema: Record<string, unknown>, deviations: Deviation[]): ValidateFunction {
-    const cacheKey = `${key} ${deviations.filter((d) => d.schema).map((d) => d.id).join(',')}`;
+    const cacheKey = `${key} ${deviations
+      .filter((d) => d.schema)
+      .map((d) => d.id)
+      .join(',')}`;
     let validate = this.compiled.get(cacheKey);
     if (!validate) {
       const document = this.documents[0]!;
@@ -227,9 +226,7 @@ export class OpenApiValidator {
             }),
           )
           .join('/');
-        const parameters = [...pathParameters, ...((op.parameters ?? []) as unknown[])].map(
-          (p) => dereference(p, [document]) as OpenApiParameter,
-        );
+        const parameters = [...pathParameters, ...((op.parameters ?? []) as unknown[])].map((p) => dereference(p, [document]) as OpenApiParameter);
         this.routes.push({ method: method.toUpperCase(), template, pattern: new RegExp(`^${source}/?$`), names, operation: op, parameters });
       }
     }

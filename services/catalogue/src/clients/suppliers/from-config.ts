@@ -19,7 +19,12 @@ export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier
   };
   switch (config.LIVE_SUPPLIER) {
     case 'airalo':
-      return createAiraloSupplier({ ...common, baseUrl: config.AIRALO_API_URL, clientId: config.AIRALO_CLIENT_ID!, clientSecret: config.AIRALO_CLIENT_SECRET! });
+      return createAiraloSupplier({
+        ...common,
+        baseUrl: config.AIRALO_API_URL,
+        clientId: config.AIRALO_CLIENT_ID!,
+        clientSecret: config.AIRALO_CLIENT_SECRET!,
+      });
     case 'esim-go':
       return createEsimGoSupplier({ ...common, baseUrl: config.ESIMGO_API_URL, apiKey: config.ESIMGO_API_KEY! });
     default:

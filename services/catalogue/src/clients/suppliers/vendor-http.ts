@@ -117,7 +117,10 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
     }
     if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
     // The vendor's words, for us: a bounded excerpt of its body.
-    options.logger.warn({ vendor: options.vendor, operation: req.operation, status: response.status, vendorBody: text.slice(0, 500) }, 'live supplier answered an error');
+    options.logger.warn(
+      { vendor: options.vendor, operation: req.operation, status: response.status, vendorBody: text.slice(0, 500) },
+      'live supplier answered an error',
+    );
     if (response.status >= 500 || response.status === 429 || response.status === 408) {
       throw new SupplierError('unavailable', `${what} answered ${response.status}`, { status: response.status });
     }
@@ -129,7 +132,15 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
     const started = performance.now();
     return tracer.startActiveSpan(
       `${options.vendor} ${req.operation}`,
-      { kind: SpanKind.CLIENT, attributes: { 'peer.service': options.vendor, 'supplier.vendor': options.vendor, 'supplier.operation': req.operation, 'http.request.method': req.method } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'peer.service': options.vendor,
+          'supplier.vendor': options.vendor,
+          'supplier.operation': req.operation,
+          'http.request.method': req.method,
+        },
+      },
       async (span) => {
         let outcome = 'ok';
         try {

@@ -26,17 +26,11 @@ export async function up(knex: Knex): Promise<void> {
     [SCHEMA],
   );
   // GET /v1/test/clocks: newest first, then id, within one account and environment.
-  await knex.raw(
-    'create index test_clocks_list_idx on ??.test_clocks (account_id, environment, created_at desc, id desc) where deleted_at is null',
-    [SCHEMA],
-  );
+  await knex.raw('create index test_clocks_list_idx on ??.test_clocks (account_id, environment, created_at desc, id desc) where deleted_at is null', [SCHEMA]);
   await knex.raw('alter table ??.orders add column test_clock text references ??.test_clocks (id)', [SCHEMA, SCHEMA]);
   await knex.raw('alter table ??.esims add column test_clock text references ??.test_clocks (id)', [SCHEMA, SCHEMA]);
   // An advance's query: the clock's eSIMs that can still expire, by validity.
-  await knex.raw(
-    "create index esims_test_clock_expiry_idx on ??.esims (test_clock, expires_at) where test_clock is not null and state <> 'expired'",
-    [SCHEMA],
-  );
+  await knex.raw("create index esims_test_clock_expiry_idx on ??.esims (test_clock, expires_at) where test_clock is not null and state <> 'expired'", [SCHEMA]);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -36,9 +36,7 @@ export async function up(knex: Knex): Promise<void> {
       deleted_at bigint
     )`);
   // Same URL twice in one account and environment is 409 already_exists; the index makes that race-safe.
-  await knex.raw(
-    `create unique index endpoints_unique_url on notifications.endpoints (account_id, environment, url) where deleted_at is null`,
-  );
+  await knex.raw(`create unique index endpoints_unique_url on notifications.endpoints (account_id, environment, url) where deleted_at is null`);
   await knex.raw(`create index endpoints_by_account on notifications.endpoints (account_id, environment, id desc) where deleted_at is null`);
 
   await knex.raw(`

@@ -63,7 +63,8 @@ function read<S extends z.ZodTypeAny>(schema: S, answer: VendorAnswer, what: str
 export function airaloReport(iccid: string, usage: AiraloUsage, observedAt: number): ProfileReport {
   const unlimited = usage.is_unlimited === true || (usage.total ?? 0) <= 0;
   const limit = unlimited ? null : Math.round((usage.total ?? 0) * AIRALO_MB);
-  const used = unlimited || usage.remaining === null || usage.remaining === undefined ? null : Math.max(0, Math.round(((usage.total ?? 0) - usage.remaining) * AIRALO_MB));
+  const used =
+    unlimited || usage.remaining === null || usage.remaining === undefined ? null : Math.max(0, Math.round(((usage.total ?? 0) - usage.remaining) * AIRALO_MB));
   const expiresAt = airaloTime(usage.expired_at) ?? null;
   const base = { iccid, data_limit_bytes: limit, observed_at: observedAt };
   switch (usage.status) {
@@ -229,7 +230,10 @@ export function createAiraloSupplier(options: AiraloOptions): Supplier {
       const profiles = profilesOf(order.data.sims);
       if (profiles && profiles.length === quantity) return profiles;
       // Bought but not usable by us (an ICCID we cannot hold, or a short delivery): given back at once.
-      options.logger.error({ reference, order: order.data.id, delivered: order.data.sims.length, quantity }, 'airalo delivered profiles we cannot use; refunding them');
+      options.logger.error(
+        { reference, order: order.data.id, delivered: order.data.sims.length, quantity },
+        'airalo delivered profiles we cannot use; refunding them',
+      );
       for (const sim of order.data.sims) await refund(sim.iccid, `Unusable delivery of order ${reference}.`).catch(() => undefined);
       throw new SupplierError('refused', `airalo delivered ${order.data.sims.length} usable of ${quantity} profiles`);
     },

@@ -137,7 +137,11 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
     http.request({ ...req, headers: { ...req.headers, 'x-api-key': options.apiKey }, limits: [{ key: 'all', rule: ESIM_GO_LIMIT }] });
 
   async function loadCatalogue(): Promise<VendorCatalogue> {
-    const organisation = read(organisationAnswerSchema, await call({ operation: 'organisation', method: 'GET', path: '/organisation', idempotent: true }), 'esim-go organisation');
+    const organisation = read(
+      organisationAnswerSchema,
+      await call({ operation: 'organisation', method: 'GET', path: '/organisation', idempotent: true }),
+      'esim-go organisation',
+    );
     const bundles: SupplierBundle[] = [];
     const costs = new Map<string, number>();
     for (let page = 1; page <= 100; page += 1) {
@@ -192,12 +196,22 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
   const bundlesOf = async (vendorIccid: string) =>
     read(
       bundlesAnswerSchema,
-      await call({ operation: 'esim_bundles', method: 'GET', path: `/esims/${encodeURIComponent(vendorIccid)}/bundles`, query: { includeUsed: true, limit: 200 }, idempotent: true }),
+      await call({
+        operation: 'esim_bundles',
+        method: 'GET',
+        path: `/esims/${encodeURIComponent(vendorIccid)}/bundles`,
+        query: { includeUsed: true, limit: 200 },
+        idempotent: true,
+      }),
       'esim-go bundles',
     ).bundles;
 
   const detailsOf = async (vendorIccid: string) =>
-    read(esimDetailsSchema, await call({ operation: 'esim_details', method: 'GET', path: `/esims/${encodeURIComponent(vendorIccid)}`, idempotent: true }), 'esim-go eSIM');
+    read(
+      esimDetailsSchema,
+      await call({ operation: 'esim_details', method: 'GET', path: `/esims/${encodeURIComponent(vendorIccid)}`, idempotent: true }),
+      'esim-go eSIM',
+    );
 
   async function report(iccid: string): Promise<ProfileReport> {
     return withVendorIccid(iccid, async (vendorIccid) => {
@@ -227,14 +241,17 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
       // Orders carry no reference of ours: each eSIM gets our order id as its customerRef, which
       // findOrder looks up (docs/decisions/0132-one-purchase-per-order-at-the-vendor.md).
       for (const esim of esims) {
-        await call({ operation: 'tag_esim', method: 'PUT', path: '/esims', json: { iccid: esim.iccid, customerRef: reference }, idempotent: true }).catch((error: unknown) =>
-          options.logger.error({ reference, err: errorMessage(error) }, 'esim-go eSIM could not be tagged with its order'),
+        await call({ operation: 'tag_esim', method: 'PUT', path: '/esims', json: { iccid: esim.iccid, customerRef: reference }, idempotent: true }).catch(
+          (error: unknown) => options.logger.error({ reference, err: errorMessage(error) }, 'esim-go eSIM could not be tagged with its order'),
         );
       }
       const profiles = esims.map(profileOf);
       const usable = profiles.filter((p): p is SuppliedProfile => p !== undefined);
       if (usable.length === quantity) return usable;
-      options.logger.error({ reference, order: order.orderReference, delivered: esims.length, quantity }, 'esim-go delivered profiles we cannot use; revoking them');
+      options.logger.error(
+        { reference, order: order.orderReference, delivered: esims.length, quantity },
+        'esim-go delivered profiles we cannot use; revoking them',
+      );
       for (const esim of esims) await revokeFor(esim.iccid).catch(() => undefined);
       throw new SupplierError('refused', `esim-go delivered ${esims.length} of ${quantity} usable profiles`);
     },
@@ -260,22 +277,23 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
 
     profileReport: report,
 
-    parseCallback: ({ rawBody, headers }: SupplierCallback) => Promise.resolve().then(() => {
-      const signature = headers['x-signature-sha256'];
-      if (!signature) throw new SupplierError('forged', 'the esim-go callback carries no signature');
-      if (!signatureMatches(signature, rawBody, options.apiKey)) throw new SupplierError('forged', 'the esim-go callback signature does not match');
-      let payload: unknown;
-      try {
-        payload = JSON.parse(rawBody.toString('utf8'));
-      } catch {
-        throw new SupplierError('malformed', 'the esim-go callback is not JSON');
-      }
-      const parsed = callbackSchema.safeParse(payload);
-      if (!parsed.success) return [];
-      const iccid = iccids.fromVendor(parsed.data.iccid);
-      const reported = iccid === undefined ? undefined : esimGoCallbackReport(iccid, parsed.data, nowSeconds());
-      return reported ? [reported] : [];
-    }),
+    parseCallback: ({ rawBody, headers }: SupplierCallback) =>
+      Promise.resolve().then(() => {
+        const signature = headers['x-signature-sha256'];
+        if (!signature) throw new SupplierError('forged', 'the esim-go callback carries no signature');
+        if (!signatureMatches(signature, rawBody, options.apiKey)) throw new SupplierError('forged', 'the esim-go callback signature does not match');
+        let payload: unknown;
+        try {
+          payload = JSON.parse(rawBody.toString('utf8'));
+        } catch {
+          throw new SupplierError('malformed', 'the esim-go callback is not JSON');
+        }
+        const parsed = callbackSchema.safeParse(payload);
+        if (!parsed.success) return [];
+        const iccid = iccids.fromVendor(parsed.data.iccid);
+        const reported = iccid === undefined ? undefined : esimGoCallbackReport(iccid, parsed.data, nowSeconds());
+        return reported ? [reported] : [];
+      }),
 
     suspendProfile: unsupported('suspend'),
     resumeProfile: unsupported('resume'),
