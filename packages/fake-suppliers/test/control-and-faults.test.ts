@@ -136,6 +136,24 @@ describe.each([
     expect(calls).toBeGreaterThanOrEqual(5);
   });
 
+  it('answers late: the purchase is made and counted at once, its answer leaves after the delay', async () => {
+    const vendor = await start();
+    await vendor.control.fault({ kind: 'late', delayMs: 600 });
+    const started = Date.now();
+    const bought = vendor.buy().then((iccid) => ({ iccid, after: Date.now() - started }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Done before it is answered.
+    expect(vendor.control.counters().purchases).toBe(1);
+    const { iccid, after } = await bought;
+    expect(after).toBeGreaterThanOrEqual(590);
+    expect(iccid).toMatch(/^\d{19,20}$/);
+    await vendor.control.clearFaults();
+    const quick = Date.now();
+    expect((await vendor.read()).status).toBe(200);
+    expect(Date.now() - quick).toBeLessThan(500);
+    expectFaithfulExchanges(vendor.control);
+  });
+
   it('drops every callback when callbacks are off, so polling is the only path', async () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());

@@ -29,11 +29,13 @@ export function commonControl({ listener, faults, recorder, limiter, sender }: C
         await listener.server!.goDown();
         if (fault.forMs) downTimer = setTimeout(() => void listener.server!.comeUp(), fault.forMs);
       } else if (fault.kind === 'slow') faults.delayMs = fault.delayMs;
+      else if (fault.kind === 'late') faults.lateMs = fault.delayMs;
       else faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
     },
     clearFaults: async () => {
       clearTimeout(downTimer);
       faults.delayMs = 0;
+      faults.lateMs = 0;
       faults.status = undefined;
       await listener.server!.comeUp();
     },

@@ -34,7 +34,7 @@ export function fakeRuntime<S>(options: CommonFakeOptions, fresh: () => S) {
     recorder: new Recorder(),
     limiter: new FixedWindowLimiter(),
     sender: { enabled: options.callbacks ?? true, timeoutMs: options.callbackTimeoutMs ?? 5000 },
-    faults: { delayMs: 0 },
+    faults: { delayMs: 0, lateMs: 0 },
     origin: () => listener.server!.origin,
     save: () => store.save(context.state),
   };
