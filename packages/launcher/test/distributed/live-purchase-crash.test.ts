@@ -100,7 +100,9 @@ describe.each(['esim-go', 'airalo'] as const)('kill -9 of inventory while %s ans
     expect(await stack.knex('inventory.orders').where({ account_id: accountId }).select('id')).toEqual([{ id: answer.body.id }]);
     const account = await stack.knex('inventory.accounts').where({ account_id: accountId }).first<{ live_balance_cents: string }>('live_balance_cents');
     expect(Number(account.live_balance_cents)).toBe(BALANCE_CENTS - Number(answer.body.total_cents));
-    expect(await stack.knex('inventory.purchase_intents').where({ account_id: accountId }).select('order_id', 'state')).toEqual([{ order_id: answer.body.id, state: 'recorded' }]);
+    expect(await stack.knex('inventory.purchase_intents').where({ account_id: accountId }).select('order_id', 'state')).toEqual([
+      { order_id: answer.body.id, state: 'recorded' },
+    ]);
     expect(await stack.knex('inventory.supplier_releases').count<{ count: string }[]>('* as count')).toEqual([{ count: '0' }]);
 
     // A second retry of the request is answered from the record: still one purchase.
