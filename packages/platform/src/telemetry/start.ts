@@ -101,9 +101,10 @@ export function metricsHandler(req: IncomingMessage, res: ServerResponse): void 
 
 /**
  * Flushes pending spans and metrics on graceful shutdown, but never waits longer than
- * `deadlineMs` for an exporter whose collector is slow or gone.
+ * `deadlineMs` for an exporter whose collector is slow or gone (a collector that is up takes
+ * milliseconds; one that is gone keeps the exporter retrying until the deadline, record 0026).
  */
-export async function shutdownTelemetry(deadlineMs = 1_500): Promise<void> {
+export async function shutdownTelemetry(deadlineMs = 500): Promise<void> {
   const running = sdk;
   sdk = undefined;
   prometheus = undefined;
