@@ -66,10 +66,6 @@ export function edgePipeline(deps: EdgeDeps): RequestHandler {
 
 /** Answers the request, or resolves true when the gateway's own router is to answer it. */
 async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<boolean> {
-  // 0. A path that does not decode (`/v1/errors/%`) is the caller's mistake, with a key or without,
-  // as express says of a parameter that does not decode (only a path with a `%` is looked at).
-  if (req.path.includes('%') && !decodes(req.path))
-    throw new ApiError('invalid_parameter', { param: 'path', message: 'The path is not valid percent-encoding.' });
   // 1. Authentication. A request without a valid key is counted per address, which also
   // throttles anyone guessing keys.
   let key: AuthenticatedKeyRow;
@@ -100,9 +96,7 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
 
   // 4. Route, from the contract's route table; a known path with another method is no route either.
   const match = matchRoute(req.method, req.originalUrl);
-  if (!isRouteMatch(match)) {
-    throw new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` });
-  }
+  if (!isRouteMatch(match)) throw new ApiError('no_such_route', { message: `No route ${req.method} ${req.path}.` });
   const { entry, params } = match;
   res.locals[ROUTE_LOCAL] = entry;
   // The request's span and HTTP metrics are named by the contract route, not the edge's catch-all.
@@ -165,13 +159,4 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
   setHeaders(res, response.headers);
   res.status(response.status).send(response.body);
   return false;
-}
-
-function decodes(path: string): boolean {
-  try {
-    decodeURIComponent(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
