@@ -39,6 +39,9 @@ beforeAll(async () => {
     if (rpc?.type === RPCType.HTTP) rpc.route = '/things/:id';
     res.status(201).json({ seen: trace.getActiveSpan()?.spanContext().traceId ?? null, body: req.body as unknown });
   });
+  app.post('/hooks/:vendor', (_req, res) => {
+    res.json({ seen: trace.getActiveSpan()?.spanContext().traceId ?? null });
+  });
   app.get('/boom', (_req, res) => {
     res.status(503).json({ error: { code: 'service_unavailable' } });
   });
@@ -90,6 +93,24 @@ describe('a span per incoming request (listen)', () => {
     expect(span?.name).toBe('GET');
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);
     expect(span?.attributes['error.type']).toBe('503');
+  });
+
+  test("a supplier's callback (/hooks/...) starts a trace of our own, linked to the caller's traceparent", async () => {
+    const response = await request(url).post('/hooks/esim-go').set('traceparent', traceparent).send({});
+    expect(response.status).toBe(200);
+    const [span] = await finishedSpans(1);
+    expect(span?.kind).toBe(SpanKind.SERVER);
+    expect(span?.parentSpanContext).toBeUndefined();
+    expect(span?.spanContext().traceId).not.toBe(TRACE_ID);
+    expect(response.body).toEqual({ seen: span?.spanContext().traceId });
+    expect(span?.links.map((link) => link.context.spanId)).toEqual([CALLER_SPAN]);
+
+    // Without a traceparent: its own trace, no link.
+    spans.reset();
+    await request(url).post('/hooks/airalo').send({});
+    const [plain] = await finishedSpans(1);
+    expect(plain?.parentSpanContext).toBeUndefined();
+    expect(plain?.links).toEqual([]);
   });
 
   test('health probes are not traced', async () => {

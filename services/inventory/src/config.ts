@@ -20,6 +20,9 @@ export const configSchema = serviceConfigSchema(8082).extend({
   RELEASE_RETRY_MAX_MS: positiveInt(3_600_000),
   /** How often the inbox of supplier callbacks is polled when no callback woke it. */
   SUPPLIER_REPORTS_POLL_INTERVAL_MS: positiveInt(5_000),
+  /** How long an applied supplier report stays in the inbox (for looking into a vendor's claims), and how often older ones are deleted. */
+  SUPPLIER_REPORT_RETENTION_MS: positiveInt(7 * 86_400_000),
+  SUPPLIER_REPORT_RETENTION_INTERVAL_MS: positiveInt(3_600_000),
   /**
    * Reconciliation (record 0151): every interval, one batch of live eSIMs not final is asked about
    * at the supplier, least recently checked first. Batch per interval is the rate budget spent at

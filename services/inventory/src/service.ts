@@ -14,6 +14,7 @@ import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
 import { startPurchaseIntentWorker } from './workers/purchase-intent-worker.ts';
 import { startReconciliationWorker } from './workers/reconciliation-worker.ts';
+import { startSupplierReportRetention } from './workers/supplier-report-retention.ts';
 import { startSupplierReportWorker } from './workers/supplier-report-worker.ts';
 import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
 
@@ -70,6 +71,17 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
     {
       name: 'supplier reports',
       start: ({ db, config, logger }) => startSupplierReportWorker({ knex: db.knex, logger, intervalMs: config.SUPPLIER_REPORTS_POLL_INTERVAL_MS }),
+    },
+    {
+      name: 'supplier report retention',
+      start: ({ db, config, logger }) =>
+        startSupplierReportRetention({
+          knex: db.knex,
+          logger,
+          keepMs: config.SUPPLIER_REPORT_RETENTION_MS,
+          intervalMs: config.SUPPLIER_REPORT_RETENTION_INTERVAL_MS,
+          batchSize: 500,
+        }),
     },
     {
       name: 'supplier reconciliation',

@@ -7,6 +7,7 @@ import { orderInsertion } from '../src/db/order-repository.ts';
 import { claimEsimsToCheck, storeReports } from '../src/db/supplier-report-repository.ts';
 import type { EsimRecord } from '../src/domain/esim.ts';
 import { applySupplierReport } from '../src/use-cases/apply-supplier-report.ts';
+import { startSupplierReportRetention } from '../src/workers/supplier-report-retention.ts';
 import { startSupplierReportWorker } from '../src/workers/supplier-report-worker.ts';
 import { eventually, newCaller, startInventory, type Harness } from './support.ts';
 
@@ -103,7 +104,7 @@ describe('a supplier report', () => {
   it('from a callback and then from reconciliation: each event once', async () => {
     const esim = await seedLiveEsim();
     const depleted = report(esim.iccid, { state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: GB });
-    expect(await storeReports(h.db.knex, 'esim-go', [depleted], Date.now())).toBe(1);
+    expect(await storeReports(h.db.knex, 'esim-go', [depleted], Date.now(), {})).toBe(1);
     const worker = startSupplierReportWorker({ knex: h.db.knex, logger, intervalMs: 3_600_000 });
     try {
       await worker.runOnce();
@@ -121,7 +122,7 @@ describe('a supplier report', () => {
     const esim = await seedLiveEsim();
     const active = report(esim.iccid, { state: 'active', data_used_bytes: GB / 2 });
     expect(await applySupplierReport(h.db.knex, active)).toBe('applied');
-    expect(await storeReports(h.db.knex, 'airalo', [active], Date.now())).toBe(1);
+    expect(await storeReports(h.db.knex, 'airalo', [active], Date.now(), {})).toBe(1);
     const worker = startSupplierReportWorker({ knex: h.db.knex, logger, intervalMs: 3_600_000 });
     await worker.runOnce();
     await worker.stop();
@@ -131,10 +132,10 @@ describe('a supplier report', () => {
   it('stored twice stores once (the same callback delivered again)', async () => {
     const esim = await seedLiveEsim();
     const installed = report(esim.iccid, { state: 'installed' });
-    expect(await storeReports(h.db.knex, 'esim-go', [installed, installed], Date.now())).toBe(1);
-    expect(await storeReports(h.db.knex, 'esim-go', [installed], Date.now())).toBe(0);
+    expect(await storeReports(h.db.knex, 'esim-go', [installed, installed], Date.now(), {})).toBe(1);
+    expect(await storeReports(h.db.knex, 'esim-go', [installed], Date.now(), {})).toBe(0);
     // The same words from the other vendor are another report (the key includes the vendor).
-    expect(await storeReports(h.db.knex, 'airalo', [installed], Date.now())).toBe(1);
+    expect(await storeReports(h.db.knex, 'airalo', [installed], Date.now(), {})).toBe(1);
     expect(await inboxRows(esim.iccid)).toHaveLength(2);
   });
 
@@ -152,7 +153,7 @@ describe('a supplier report', () => {
   it('of an ICCID we never sold is marked applied and changes nothing', async () => {
     const iccid = newIccid();
     expect(await applySupplierReport(h.db.knex, report(iccid, { state: 'active' }))).toBe('unknown');
-    await storeReports(h.db.knex, 'airalo', [report(iccid, { state: 'active' })], Date.now());
+    await storeReports(h.db.knex, 'airalo', [report(iccid, { state: 'active' })], Date.now(), {});
     const worker = startSupplierReportWorker({ knex: h.db.knex, logger, intervalMs: 3_600_000 });
     await worker.runOnce();
     await worker.stop();
@@ -170,7 +171,7 @@ describe('a supplier report', () => {
     ]);
     // Stored in a shuffled order, a few at a time, as callbacks arrive.
     const shuffled = [...reports].sort(() => Math.random() - 0.5);
-    for (let i = 0; i < shuffled.length; i += 5) await storeReports(h.db.knex, 'esim-go', shuffled.slice(i, i + 5), Date.now() + i);
+    for (let i = 0; i < shuffled.length; i += 5) await storeReports(h.db.knex, 'esim-go', shuffled.slice(i, i + 5), Date.now() + i, {});
     const workers = [1, 2].map(() => startSupplierReportWorker({ knex: h.db.knex, logger, intervalMs: 3_600_000, batchSize: 3 }));
     try {
       await Promise.all(workers.map((worker) => worker.runOnce()));
@@ -186,6 +187,39 @@ describe('a supplier report', () => {
       expect(events).toContain('esim.usage.threshold:100');
       expect(events.at(-1)).toBe('esim.expired');
     }
+  });
+});
+
+describe('the inbox', () => {
+  it("keeps the callback's trace with its reports", async () => {
+    const esim = await seedLiveEsim();
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await storeReports(h.db.knex, 'esim-go', [report(esim.iccid, { state: 'installed' })], Date.now(), { traceparent });
+    const [stored] = (await h.db.knex('inventory.supplier_reports').where({ iccid: esim.iccid })) as { trace_headers: unknown }[];
+    expect(stored?.trace_headers).toEqual({ traceparent });
+  });
+
+  it('deletes applied reports past its retention, and never one not applied yet', async () => {
+    const [old, recent, pending] = await Promise.all([seedLiveEsim(), seedLiveEsim(), seedLiveEsim()]);
+    const now = Date.now();
+    for (const esim of [old, recent, pending]) await storeReports(h.db.knex, 'airalo', [report(esim.iccid, { state: 'installed' })], now - 10 * 86_400_000, {});
+    const inbox = () => h.db.knex('inventory.supplier_reports');
+    await inbox()
+      .where({ iccid: old.iccid })
+      .update({ applied_at: now - 8 * 86_400_000 });
+    await inbox()
+      .where({ iccid: recent.iccid })
+      .update({ applied_at: now - 86_400_000 });
+
+    const retention = startSupplierReportRetention({ knex: h.db.knex, logger, keepMs: 7 * 86_400_000, intervalMs: 3_600_000, batchSize: 2 });
+    try {
+      await retention.runOnce();
+    } finally {
+      await retention.stop();
+    }
+    expect(await inboxRows(old.iccid)).toEqual([]);
+    expect(await inboxRows(recent.iccid)).toHaveLength(1);
+    expect(await inboxRows(pending.iccid)).toMatchObject([{ applied_at: null }]);
   });
 });
 

@@ -3,7 +3,7 @@ import { createAccount } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
 import { openStream, type SseConnection } from '../support/sse.ts';
-import { distributedBackends } from './support.ts';
+import { adminCall, distributedBackends } from './support.ts';
 
 /**
  * The event stream with two gateways and two notifications, each its own process: gateway i
@@ -73,15 +73,7 @@ describe('the event stream across instances', () => {
   });
 
   test('a key revoked, rotated or restricted through one gateway closes its streams on the other within a second', async () => {
-    const admin = async (method: string, path: string, body: unknown = {}) => {
-      const response = await fetch(`${stack.adminUrls[0] ?? ''}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(response.status, await response.clone().text()).toBeLessThan(300);
-      return (await response.json()) as { id: string; secret?: string };
-    };
+    const admin = (method: string, path: string, body: unknown = {}) => adminCall<{ id: string; secret?: string }>(stack, method, path, body);
     const account = await createAccount(stack.knex);
     const closedWithinASecond = async (secret: string, change: () => Promise<unknown>) => {
       const connection = await openStream(`${stack.gatewayUrls[1] ?? ''}/v1/events/stream`, { authorization: `Bearer ${secret}` });

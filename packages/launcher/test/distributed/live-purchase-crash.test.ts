@@ -2,7 +2,7 @@ import { assertNoViolations, startAiraloFake, startEsimGoFake, type AiraloFake, 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
 import { liveSupplierEnv } from '../../src/fake-supplier.ts';
-import { distributedBackends, QUICK_RECOVERY_ENV, retryingClient, until } from './support.ts';
+import { distributedBackends, liveAccount, QUICK_RECOVERY_ENV, retryingClient, until } from './support.ts';
 
 /** How long the vendor's answer is held after it made the purchase: the window the kill lands in. */
 const ANSWER_LATE_MS = 2_000;
@@ -40,20 +40,7 @@ describe.each(['esim-go', 'airalo'] as const)('kill -9 of inventory while %s ans
       stdio: 'ignore',
       env: { ...QUICK_RECOVERY_ENV, IDEMPOTENCY_LEASE_MS: String(LEASE_MS), ...liveSupplierEnv(fake) },
     });
-    const admin = async (method: string, pathname: string, body: unknown) => {
-      const response = await fetch(`${stack.adminUrls[0]}${pathname}`, {
-        method,
-        headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const answer = (await response.json()) as Record<string, unknown>;
-      if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${JSON.stringify(answer)}`);
-      return answer;
-    };
-    const created = await admin('POST', '/admin/accounts', { name: `Live ${vendor}` });
-    accountId = String(created.id);
-    live = (created.keys as { live: { secret: string } }).live.secret;
-    await admin('PATCH', `/admin/accounts/${accountId}`, { verified: true, live_balance_cents: BALANCE_CENTS });
+    ({ id: accountId, live } = await liveAccount(stack, `Live ${vendor}`, BALANCE_CENTS));
     await fake.control.resetObservations();
   }, 180_000);
 

@@ -24,6 +24,34 @@ export const QUICK_RECOVERY_ENV: NodeJS.ProcessEnv = {
   OUTBOX_POLL_INTERVAL_MS: '100',
 };
 
+/** An operator's call to a distributed stack's admin API; anything but a 2xx throws with the answer. */
+export async function adminCall<T = Record<string, unknown>>(
+  stack: { adminUrls: string[]; adminToken: string },
+  method: string,
+  pathname: string,
+  body: unknown = {},
+): Promise<T> {
+  const response = await fetch(`${stack.adminUrls[0] ?? ''}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** A verified account with a live balance, made through the admin API: its id and live key. */
+export async function liveAccount(
+  stack: { adminUrls: string[]; adminToken: string },
+  name: string,
+  balanceCents: number,
+): Promise<{ id: string; live: string }> {
+  const created = await adminCall<{ id: string; keys: { live: { secret: string } } }>(stack, 'POST', '/admin/accounts', { name });
+  await adminCall(stack, 'PATCH', `/admin/accounts/${created.id}`, { verified: true, live_balance_cents: balanceCents });
+  return { id: created.id, live: created.keys.live.secret };
+}
+
 export interface Answer {
   status: number;
   body: Record<string, unknown> & { error?: { code?: string; link?: string } };

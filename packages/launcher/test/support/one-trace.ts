@@ -43,7 +43,7 @@ async function orderWithWebhook(world: World, receiver: Awaited<ReturnType<typeo
 }
 
 /** `span` descends from `ancestor` through parent links within one trace. */
-function descends(spans: ReceivedSpan[], span: ReceivedSpan | undefined, ancestor: ReceivedSpan | undefined): boolean {
+export function descends(spans: ReceivedSpan[], span: ReceivedSpan | undefined, ancestor: ReceivedSpan | undefined): boolean {
   if (!span || !ancestor || span.traceId !== ancestor.traceId) return false;
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   for (let at = byId.get(span.parentSpanId ?? ''); at; at = byId.get(at.parentSpanId ?? '')) if (at.spanId === ancestor.spanId) return true;

@@ -25,6 +25,7 @@ interface Instruments {
   sweeperMoves: Counter;
   supplierCallDuration: Histogram;
   supplierErrors: Counter;
+  supplierReports: Counter;
 }
 
 /** The breaker state of each live supplier adapter, read when metrics are collected (1 open, 0 closed). */
@@ -67,6 +68,9 @@ function current(): { meter: Meter; instruments: Instruments } {
     supplierErrors: meter.createCounter('connectivity.supplier.errors_total', {
       description: 'Failed calls to a live supplier, by vendor, operation and failure.',
     }),
+    supplierReports: meter.createCounter('connectivity.supplier.reports_total', {
+      description: 'Profile reports of a live supplier applied from the inbox of its callbacks, by vendor and outcome.',
+    }),
   };
   meter
     .createObservableGauge('connectivity.supplier.breaker_open', { description: 'Whether the circuit to a live supplier is open (1) or closed (0).' })
@@ -98,6 +102,8 @@ export const domainMetrics = {
     current().instruments.supplierCallDuration.record(seconds, { vendor, operation, outcome });
     if (outcome !== 'ok') add((i) => i.supplierErrors, { vendor, operation, failure: outcome });
   },
+  /** A supplier callback's report applied: `applied`, `unchanged`, `unknown` (not an eSIM of ours) or why it was ignored. */
+  supplierReportApplied: (vendor: string, outcome: string) => add((i) => i.supplierReports, { vendor, outcome }),
   supplierBreaker: (vendor: string, state: 'open' | 'closed') => {
     current();
     supplierBreakers.set(vendor, state === 'open' ? 1 : 0);

@@ -17,6 +17,12 @@ import { RPCType, setRPCMetadata, suppressTracing, type RPCMetadata } from '@ope
 
 /** Paths that are not traced: probes and scrapes would bury the requests that matter. */
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+/**
+ * Paths where third parties call us back (the suppliers' `/hooks/<vendor>`): their requests start
+ * a trace of our own, with the caller's `traceparent`, if any, as a link. A vendor's trace id is
+ * not ours to continue: every callback would otherwise join whatever trace the vendor chose (record 0153).
+ */
+const OWN_TRACE_PREFIX = '/hooks/';
 
 const SCOPE = '@connectivity/platform/http-server';
 // The semantic conventions' methods; anything else is `_OTHER`, so a client cannot mint label values.
@@ -69,7 +75,10 @@ export function traceRequests(listener: RequestListener): RequestListener {
     const { tracer, duration } = theInstruments();
     const method = METHODS.has(req.method ?? '') ? (req.method as string) : '_OTHER';
     const started = performance.now();
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const callers = propagation.extract(ROOT_CONTEXT, req.headers);
+    const ownTrace = path.startsWith(OWN_TRACE_PREFIX);
+    const parent = ownTrace ? ROOT_CONTEXT : callers;
+    const callerSpan = ownTrace ? trace.getSpanContext(callers) : undefined;
     const span = tracer.startSpan(
       method,
       {
@@ -82,6 +91,7 @@ export function traceRequests(listener: RequestListener): RequestListener {
           'network.peer.address': req.socket.remoteAddress,
           'user_agent.original': req.headers['user-agent'],
         },
+        links: callerSpan && trace.isSpanContextValid(callerSpan) ? [{ context: callerSpan }] : undefined,
       },
       parent,
     );

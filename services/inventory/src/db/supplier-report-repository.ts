@@ -25,12 +25,22 @@ export function reportKey(vendor: SupplierVendor, report: ProfileReport): string
     .digest('hex');
 }
 
-/** Stores the reports not stored yet; resolves with how many were new. */
-export async function storeReports(db: Knex, vendor: SupplierVendor, items: readonly ProfileReport[], nowMs: number): Promise<number> {
+/**
+ * Stores the reports not stored yet, with the trace of the callback that brought them (W3C
+ * headers: the worker that applies them continues it); resolves with how many were new.
+ */
+export async function storeReports(
+  db: Knex,
+  vendor: SupplierVendor,
+  items: readonly ProfileReport[],
+  nowMs: number,
+  traceHeaders: Record<string, string>,
+): Promise<number> {
   if (items.length === 0) return 0;
   const rows = new Map(items.map((report) => [reportKey(vendor, report), report]));
+  const trace_headers = JSON.stringify(traceHeaders);
   const stored: { id: string }[] = await reports(db)
-    .insert([...rows].map(([id, report]) => ({ id, vendor, iccid: report.iccid, report: JSON.stringify(report), received_at: nowMs })))
+    .insert([...rows].map(([id, report]) => ({ id, vendor, iccid: report.iccid, report: JSON.stringify(report), received_at: nowMs, trace_headers })))
     .onConflict('id')
     .ignore()
     .returning('id');
@@ -42,15 +52,33 @@ export interface InboxRow {
   vendor: SupplierVendor;
   iccid: string;
   report: ProfileReport | string;
+  /** The callback's trace (W3C headers); null on rows stored before they were kept. */
+  trace_headers: Record<string, string> | string | null;
 }
 
 /** The inbox's due rows (not applied yet), oldest first: the report worker's sweep (see `sweepDue`). */
 export function dueReports(db: Knex): Knex.QueryBuilder {
-  return reports(db).select('id', 'vendor', 'iccid', 'report').whereNull('applied_at').orderBy('received_at');
+  return reports(db).select('id', 'vendor', 'iccid', 'report', 'trace_headers').whereNull('applied_at').orderBy('received_at');
 }
 
-/** The report a row holds (jsonb arrives parsed from PostgreSQL, as text from some drivers). */
-export const reportOf = (row: InboxRow): ProfileReport => profileReportSchema.parse(typeof row.report === 'string' ? JSON.parse(row.report) : row.report);
+// jsonb arrives parsed from PostgreSQL, as text from some drivers.
+const jsonOf = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+
+/** The report a row holds. */
+export const reportOf = (row: InboxRow): ProfileReport => profileReportSchema.parse(jsonOf(row.report));
+
+/** The trace headers a row holds (none on old rows). */
+export const traceHeadersOf = (row: InboxRow): Record<string, string> =>
+  row.trace_headers == null ? {} : (jsonOf(row.trace_headers) as Record<string, string>);
+
+/** Applied reports older than `appliedBeforeMs`, oldest first: the inbox retention's sweep. */
+export function reportsPastRetention(db: Knex, appliedBeforeMs: number): Knex.QueryBuilder {
+  return reports(db).select('id').whereNotNull('applied_at').where('applied_at', '<', appliedBeforeMs).orderBy('applied_at');
+}
+
+export async function deleteReports(trx: Knex.Transaction, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await reports(trx).whereIn('id', ids).delete();
+}
 
 export async function markReportsApplied(trx: Knex.Transaction, ids: readonly string[], nowMs: number): Promise<void> {
   if (ids.length > 0) await reports(trx).whereIn('id', ids).update({ applied_at: nowMs });

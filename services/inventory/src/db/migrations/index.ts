@@ -7,6 +7,7 @@ import * as metadata from './0007_metadata.ts';
 import * as testClocks from './0008_test_clocks.ts';
 import * as expiredReason from './0009_expired_reason.ts';
 import * as supplierLifecycle from './0010_supplier_lifecycle.ts';
+import * as supplierReportTraces from './0011_supplier_report_traces.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -22,5 +23,6 @@ export const migrations: MigrationSet = {
     '0008_test_clocks': testClocks,
     '0009_expired_reason': expiredReason,
     '0010_supplier_lifecycle': supplierLifecycle,
+    '0011_supplier_report_traces': supplierReportTraces,
   },
 };
