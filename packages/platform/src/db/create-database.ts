@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
+import { pgliteTemplatePath } from './pglite-template.ts';
 import type { Database } from './types.ts';
 
 export interface CreateDatabaseOptions {
@@ -60,7 +61,9 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
     await initialiseDataDirectory(directory);
     await keepPrivate(directory);
   }
-  const server = await startPgliteServer(directory);
+  // In memory: from the template of a fresh cluster when there is one (pglite-template.ts).
+  const template = directory === undefined ? await pgliteTemplatePath(PGLITE_OPTIONS.postgresqlconf) : undefined;
+  const server = await startPgliteServer(directory, template);
 
   // Serving PGlite over the wire protocol keeps one code path (`pg`) for both modes; `pg`
   // reaches a Unix socket as `<host folder>/.s.PGSQL.<port>`.
@@ -88,12 +91,12 @@ const SOCKET_PORT = 5432;
  * worker gets no Node options: it needs none, and the telemetry `--import` would start a second
  * SDK in it.
  */
-async function startPgliteServer(directory: string | undefined): Promise<{ socketDir: string; close(): Promise<void> }> {
+async function startPgliteServer(directory: string | undefined, template: string | undefined): Promise<{ socketDir: string; close(): Promise<void> }> {
   // A fresh folder of the system's temporary space: mkdtemp makes it 0700, and its path stays
   // short (a socket path may not exceed ~100 bytes, which DATA_DIR could).
   const socketDir = await mkdtemp(path.join(tmpdir(), 'connectivity-db-'));
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-  const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, socketPath, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
+  const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, template, socketPath, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   try {
     await new Promise<void>((resolve, reject) => {
