@@ -40,6 +40,7 @@ const COUNTERS_AND_GAUGES = [
   'connectivity_sweeper_moves_total',
   'connectivity_supplier_errors_total',
   'connectivity_supplier_breaker_open',
+  'connectivity_supplier_reports_total',
 ];
 const HISTOGRAMS = [
   'http_server_request_duration',
