@@ -167,7 +167,11 @@ CI_STAND_IN_TAG=$(cat deploy/ci/stand-ins.Containerfile deploy/ci/postgres-entry
 export CI_STAND_IN_TAG
 
 if builds; then
-  # Every run leaves its images untagged (the next run's cache); those of runs a day old go.
+  # Every run leaves its images untagged (the next run's cache); those of runs a day old go, and so
+  # do the tags of runs a day old that ended before their stack ran (each tag alone: identical
+  # images share one id).
+  podman images --format '{{.Repository}}:{{.Tag}}' --filter 'reference=localhost/connectivity/*:ci-*' --filter until=24h |
+    while read -r ref; do podman untag "$ref" "$ref" >/dev/null 2>&1 || true; done
   podman image prune -f --filter until=24h >/dev/null
 
   # ---- base images, kept between runs ------------------------------------------------------------
