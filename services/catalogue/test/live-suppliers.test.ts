@@ -370,6 +370,58 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
   });
 });
 
+describe('an eSIM Go order whose eSIMs were never tagged with our reference (the placing call died, record 0132)', () => {
+  it('is claimed once its own call would have tagged it, by the order of the same bundle and quantity, never bought again', async () => {
+    const fake = await startEsimGoFake();
+    // Fails fast, so an order is "settled" (left to its own call) within a few seconds here.
+    const h = await startCatalogue<FakeVendor>({ supplier: fake, sharing: base, env: { SUPPLIER_TIMEOUT_MS: '300', SUPPLIER_RETRIES: '0' } });
+    try {
+      const bundle = 'esim_1GB_7D_GB_V2';
+      const since = Math.floor(Date.now() / 1000);
+      // What a call that died between eSIM Go's answer and the tagging leaves: an order, untagged.
+      const placed = await fetch(`${fake.url}/orders`, {
+        method: 'POST',
+        headers: { 'x-api-key': fake.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'transaction', assign: true, order: [{ type: 'bundle', item: bundle, quantity: 2, allowReassign: false }] }),
+      });
+      expect(placed.status).toBe(200);
+      const bought = Object.keys(fake.control.state().esims);
+      expect(bought).toHaveLength(2);
+      const ref = nextReference();
+      const find = (reference: string, hint = `?since=${since}&bundle=${bundle}&quantity=2`) =>
+        request(h.app).get(`/internal/supply/orders/${reference}${hint}`).set(headersFor(live));
+
+      // Without what was ordered, nothing carries the reference: not found, as before.
+      expect((await find(ref, '')).status).toBe(404);
+      // Young: its own call may still be tagging it. Not found would make the caller buy again.
+      const young = await find(ref);
+      expect(young.status).toBe(503);
+      expect(young.body.error.code).toBe('supplier_unavailable');
+      // Another bundle or quantity is not this order.
+      expect((await find(ref, `?since=${since}&bundle=${bundle}&quantity=1`)).status).toBe(404);
+
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const claimed = await find(ref);
+      expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+      expect((claimed.body.profiles as { iccid: string }[]).map((p) => p.iccid).sort()).toEqual(bought.sort());
+      expect(Object.values(fake.control.state().esims).map((esim) => esim.customer_ref)).toEqual([ref, ref]);
+      // Found again by the tag; another order of the same bundle and quantity finds nothing to claim.
+      // (A second apart: a claim is some ten calls, and eSIM Go allows ten a second, which this
+      // fast-failing adapter does not wait for.)
+      const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_100));
+      await nextSecond();
+      expect((await find(ref, '')).status).toBe(200);
+      await nextSecond();
+      expect((await find(nextReference())).status).toBe(404);
+      expect(fake.control.counters().purchases).toBe(1);
+      assertNoViolations(fake);
+    } finally {
+      await h.close();
+      await fake.close();
+    }
+  });
+});
+
 describe('ICCIDs of 20 digits', () => {
   it.each(['airalo', 'esim-go'] as const)('are ours without their check digit, and %s is still addressed by its own form', async (vendor) => {
     const fake = vendor === 'airalo' ? await startAiraloFake({ iccidDigits: 20 }) : await startEsimGoFake({ iccidDigits: 20 });

@@ -97,6 +97,13 @@ export const internalSupplyContract = c.router(
       path: '/internal/supply/orders/:reference',
       summary: 'The profiles the supplier made for an order placed with this `reference` (our order id), or 404: asked after a crash, before buying again',
       pathParams: z.object({ reference: z.string().min(1).max(100) }),
+      // What was ordered, and from when: a vendor whose orders cannot carry our reference
+      // (eSIM Go) is searched by them when none carries it (record 0132).
+      query: z.object({
+        since: z.coerce.number().int().nonnegative().optional(),
+        bundle: z.string().min(1).max(100).optional(),
+        quantity: z.coerce.number().int().min(1).max(10).optional(),
+      }),
       responses: {
         200: z.object({ profiles: z.array(suppliedProfileSchema) }),
         ...errorResponses(['resource_not_found', 'supplier_unavailable', 'internal_error']),

@@ -18,13 +18,21 @@ const BALANCE_CENTS = 1_000_000;
 /**
  * Exactly one purchase per order across a crash (record 0152), with every service its own process:
  * the vendor makes the purchase at once and holds its answer (the fake's `late` fault); while it
- * holds it, inventory (the ordering service) is killed with SIGKILL, so the vendor has sold the
- * profiles and nothing of it is committed on our side. Inventory is started again, and the client
- * retries the same request with the same Idempotency-Key, as the SDK does, until it gets a final
- * answer. The retry must find what the vendor sold under the order's reference and record it:
- * one purchase at the vendor, the order recorded once with those very profiles, charged once.
+ * holds it, inventory (the ordering service), or catalogue (the one that calls the vendor), is
+ * killed with SIGKILL, so the vendor has sold the profiles and nothing of it is committed on our
+ * side. The service is started again, and the client retries the same request with the same
+ * Idempotency-Key, as the SDK does, until it gets a final answer. The retry must find what the
+ * vendor sold for the order (under its reference, or for eSIM Go after a catalogue crash, by what
+ * was ordered: nothing was tagged) and record it: one purchase at the vendor, the order recorded
+ * once with those very profiles, charged once.
  */
-describe.each(['esim-go', 'airalo'] as const)('kill -9 of inventory while %s answers a purchase', (vendor) => {
+describe.each([
+  { vendor: 'esim-go', victim: 'inventory' },
+  { vendor: 'airalo', victim: 'inventory' },
+  // eSIM Go's orders carry no reference: catalogue killed before it tagged the eSIMs leaves an
+  // order nothing points to, which the retry must find by what was ordered (record 0132).
+  { vendor: 'esim-go', victim: 'catalogue' },
+] as const)('kill -9 of $victim while $vendor answers a purchase', ({ vendor, victim }) => {
   let fake: AiraloFake | EsimGoFake;
   let stack: DistributedStack;
   let live = '';
@@ -38,7 +46,14 @@ describe.each(['esim-go', 'airalo'] as const)('kill -9 of inventory while %s ans
     stack = await startDistributedStack({
       ...distributedBackends(),
       stdio: 'ignore',
-      env: { ...QUICK_RECOVERY_ENV, IDEMPOTENCY_LEASE_MS: String(LEASE_MS), ...liveSupplierEnv(fake) },
+      env: {
+        ...QUICK_RECOVERY_ENV,
+        IDEMPOTENCY_LEASE_MS: String(LEASE_MS),
+        ...liveSupplierEnv(fake),
+        // An untagged order is left to the call that placed it for its timeout and retries (a
+        // few seconds here, not the production half-minute) before a retry may claim it.
+        ...(victim === 'catalogue' ? { SUPPLIER_TIMEOUT_MS: '1000', SUPPLIER_RETRIES: '1' } : {}),
+      },
     });
     ({ id: accountId, live } = await liveAccount(stack, `Live ${vendor}`, BALANCE_CENTS));
     await fake.control.resetObservations();
@@ -62,9 +77,9 @@ describe.each(['esim-go', 'airalo'] as const)('kill -9 of inventory while %s ans
 
     // The vendor has sold the profiles; its answer has not reached us yet.
     await until('the vendor made the purchase', () => fake.control.counters().purchases === 1, 20_000);
-    await stack.supervisor.kill('inventory');
+    await stack.supervisor.kill(victim);
     await fake.control.clearFaults();
-    await stack.supervisor.restart('inventory');
+    await stack.supervisor.restart(victim);
 
     const answer = await order;
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);

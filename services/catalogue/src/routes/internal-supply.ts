@@ -12,7 +12,7 @@ const s = initServer();
 export function internalSupplyRouter(deps: CatalogueDeps) {
   return s.router(internalSupplyContract, {
     orderProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await orderProfiles(deps, getCaller(res), body) } }),
-    findOrder: async ({ params, res }) => ({ status: 200, body: { profiles: await findSupplierOrder(deps, getCaller(res), params.reference) } }),
+    findOrder: async ({ params, query, res }) => ({ status: 200, body: { profiles: await findSupplierOrder(deps, getCaller(res), params.reference, query) } }),
     profileReport: async ({ params, res }) => ({ status: 200, body: await reportProfile(deps, getCaller(res), params.iccid) }),
     stockSandboxProfiles: async ({ body, res }) => ({ status: 200, body: { profiles: await stockSandboxProfiles(deps, getCaller(res), body) } }),
     suspendProfile: async ({ params, res }) => {

@@ -1,6 +1,6 @@
 import { ApiError, type ProfileReport, type SuppliedProfile, type SupplierVendor } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
-import { isSupplierError } from '../clients/suppliers/port.ts';
+import { isSupplierError, type PlacedOrder } from '../clients/suppliers/port.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
 
 const unavailable = () => new ApiError('supplier_unavailable', { message: 'The supplier cannot be asked right now; retry later.' });
@@ -9,10 +9,14 @@ const unavailable = () => new ApiError('supplier_unavailable', { message: 'The s
  * The profiles the supplier made for the order placed under `reference`, asked before buying
  * again after a crash; 404 when the supplier has no such order.
  */
-export async function findSupplierOrder(deps: CatalogueDeps, caller: Caller, reference: string): Promise<SuppliedProfile[]> {
+export async function findSupplierOrder(deps: CatalogueDeps, caller: Caller, reference: string, placed: Partial<PlacedOrder> = {}): Promise<SuppliedProfile[]> {
+  const { since, bundle, quantity } = placed;
   let profiles: SuppliedProfile[] | undefined;
   try {
-    profiles = await deps.suppliers[caller.environment].findOrder(reference);
+    profiles = await deps.suppliers[caller.environment].findOrder(
+      reference,
+      since !== undefined && bundle !== undefined && quantity !== undefined ? { since, bundle, quantity } : undefined,
+    );
   } catch (error) {
     if (!isSupplierError(error)) throw error;
     deps.logger.warn({ err: error.message, failure: error.failure, reference }, 'supplier order lookup failed');

@@ -27,7 +27,8 @@ export interface CatalogueClient {
   orderProfiles(caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]>;
   profileAction(caller: Caller, iccid: string, action: ProfileAction): Promise<void>;
   /** The profiles the supplier made for an order placed with `reference`; null when it made none. */
-  findOrder(caller: Caller, reference: string): Promise<SuppliedProfile[] | null>;
+  /** `placed`: when, what and how many, for a vendor whose orders may lack the reference (record 0132). */
+  findOrder(caller: Caller, reference: string, placed?: { since: number; bundle: string; quantity: number }): Promise<SuppliedProfile[] | null>;
   /** What the supplier says of a live profile now; null when it knows no such profile. */
   profileReport(caller: Caller, iccid: string): Promise<ProfileReport | null>;
   /** A vendor's callback verified and read by the live supplier's adapter (for no account): 401 `key_invalid` when its signature fails. */
@@ -103,8 +104,10 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
       guarded(async () => {
         await client.call(ACTIONS[action], { params: { iccid }, body: {}, caller });
       }),
-    findOrder: (caller, reference) =>
-      guarded(async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, caller })))?.profiles ?? null),
+    findOrder: (caller, reference, placed) =>
+      guarded(
+        async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, query: placed ?? {}, caller })))?.profiles ?? null,
+      ),
     profileReport: (caller, iccid) => guarded(() => orNull(client.call(internalSupplyContract.profileReport, { params: { iccid }, caller }))),
     // For no account: the call carries the internal token and the request id alone.
     parseCallback: (vendor, callback) =>

@@ -67,7 +67,17 @@ export async function settleIntent(db: Knex, orderId: string, state: Exclude<Int
 }
 
 /** Pending intents older than their check time: no attempt is recording them any more. */
-export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id'>;
+export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at'>;
+
+/**
+ * How the supplier may recognise an intent's purchase when asked what it did (record 0132): from
+ * when (Unix seconds), which bundle, how many.
+ */
+export const placedOf = (intent: Pick<PurchaseIntent, 'bundle' | 'quantity' | 'created_at'>) => ({
+  since: Math.floor(intent.created_at / 1000),
+  bundle: intent.bundle,
+  quantity: intent.quantity,
+});
 
 /**
  * Claims up to `limit` intents left pending past their check time (the request that made them
@@ -75,13 +85,14 @@ export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id'>;
  * then asked what it did for them, outside any transaction.
  */
 export async function claimAbandonedIntents(db: Knex, nowMs: number, leaseMs: number, limit: number): Promise<DueIntent[]> {
-  return claimDue<DueIntent>(db, {
+  const claimed = await claimDue<IntentRow>(db, {
     table: `${SCHEMA}.purchase_intents`,
     key: 'order_id',
     due: { sql: "state = 'pending' and next_check_at <= ?", bindings: [nowMs] },
     orderBy: 'next_check_at',
     limit,
     set: { sql: 'next_check_at = ?', bindings: [nowMs + leaseMs] },
-    returning: ['order_id', 'account_id'],
+    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at'],
   });
+  return claimed.map((row) => ({ ...row, quantity: Number(row.quantity), created_at: Number(row.created_at) }));
 }

@@ -6,7 +6,7 @@ import { debitAccount, findAccount } from '../db/account-repository.ts';
 import { addEsimEvents } from '../db/esim-events.ts';
 import { esimInsertion, isDuplicateIccid } from '../db/esim-repository.ts';
 import { orderInsertion } from '../db/order-repository.ts';
-import { lockIntent, openIntent, settleIntent } from '../db/purchase-intent-repository.ts';
+import { lockIntent, openIntent, placedOf, settleIntent, type DueIntent } from '../db/purchase-intent-repository.ts';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
 import { defaultAccount } from '../domain/account.ts';
 import { activationCode } from '../domain/activation-code.ts';
@@ -206,7 +206,7 @@ async function livePurchase(
   );
   const reference = { reference: intent.order_id, bundle: intent.bundle, quantity: intent.quantity };
   if (resumed) {
-    const bought = await findPurchase(deps, caller, intent.order_id);
+    const bought = await findPurchase(deps, caller, intent);
     if (bought !== null && bought.length > 0) {
       deps.logger.info(
         { orderId: intent.order_id, profiles: bought.length },
@@ -218,9 +218,9 @@ async function livePurchase(
   return { orderId: intent.order_id, profiles: await supply(deps, caller, reference) };
 }
 
-async function findPurchase(deps: PlaceOrderDeps, caller: Caller, orderId: string): Promise<SuppliedProfile[] | null> {
+async function findPurchase(deps: PlaceOrderDeps, caller: Caller, intent: Omit<DueIntent, 'account_id'>): Promise<SuppliedProfile[] | null> {
   try {
-    return await deps.catalogue.findOrder(caller, orderId);
+    return await deps.catalogue.findOrder(caller, intent.order_id, placedOf(intent));
   } catch (error) {
     // Not knowing what was bought, buying again could buy twice: the order waits for a retry.
     if (error instanceof ApiError) {

@@ -1,7 +1,7 @@
 import { errorMessage, startPoller, type Caller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
-import { claimAbandonedIntents, settleIntent, type DueIntent } from '../db/purchase-intent-repository.ts';
+import { claimAbandonedIntents, placedOf, settleIntent, type DueIntent } from '../db/purchase-intent-repository.ts';
 import { releasePurchase } from '../use-cases/release-purchase.ts';
 
 export interface PurchaseIntentWorkerOptions {
@@ -34,7 +34,7 @@ export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions):
 
   async function settle(intent: DueIntent): Promise<void> {
     const caller: Caller = { accountId: intent.account_id, environment: 'live' };
-    const profiles = await options.catalogue.findOrder(caller, intent.order_id);
+    const profiles = await options.catalogue.findOrder(caller, intent.order_id, placedOf(intent));
     if (profiles === null || profiles.length === 0) {
       await settleIntent(options.knex, intent.order_id, 'void', now());
       return;

@@ -14,6 +14,13 @@ export interface OrderProfilesInput {
   quantity: number;
 }
 
+/** An order as it was placed (Unix seconds, our bundle name, how many): how `findOrder` may recognise an order that carries no reference. */
+export interface PlacedOrder {
+  since: number;
+  bundle: string;
+  quantity: number;
+}
+
 /** A vendor's callback as received: the exact bytes it signed and its headers (names in lower case). */
 export interface SupplierCallback {
   rawBody: Buffer;
@@ -36,8 +43,11 @@ export interface Supplier {
   listPrices(): Promise<Map<string, number>>;
   /** Buys `quantity` profiles, once per call: a retry after an unknown outcome goes through `findOrder` first. */
   orderProfiles(input: OrderProfilesInput): Promise<SuppliedProfile[]>;
-  /** The profiles of the order placed with this reference, or undefined when the vendor has none. */
-  findOrder(reference: string): Promise<SuppliedProfile[] | undefined>;
+  /**
+   * The profiles of the order placed with this reference, or undefined when the vendor has none.
+   * `placed` (when known) lets a vendor whose orders may lack the reference recognise the order.
+   */
+  findOrder(reference: string, placed?: PlacedOrder): Promise<SuppliedProfile[] | undefined>;
   /** What the vendor says of a profile now, in our terms; `unknown` when it does not know the ICCID. */
   profileReport(iccid: string): Promise<ProfileReport>;
   /**

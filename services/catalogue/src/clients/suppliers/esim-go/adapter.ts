@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ProfileReport, SuppliedProfile } from '@connectivity/contracts';
 import { errorMessage, type Logger } from '@connectivity/platform';
 import type { z } from 'zod';
-import { SupplierError, type Supplier, type SupplierBundle, type SupplierCallback } from '../port.ts';
+import { SupplierError, type PlacedOrder, type Supplier, type SupplierBundle, type SupplierCallback } from '../port.ts';
 import { createCatalogueCache, centsOf, isoCountries, regionOf, usableBundleName, type VendorCatalogue } from '../vendor-catalogue.ts';
 import { createVendorHttp, type VendorAnswer, type VendorRequest } from '../vendor-http.ts';
 import { VendorIccids } from '../vendor-iccid.ts';
@@ -16,6 +16,7 @@ import {
   esimDetailsSchema,
   esimsListSchema,
   orderAnswerSchema,
+  ordersListSchema,
   organisationAnswerSchema,
   type EsimGoBundles,
   type EsimGoDetails,
@@ -38,6 +39,8 @@ export interface EsimGoOptions {
 }
 
 const PAGE = 100;
+/** How far the vendor's clock may be behind ours when orders are searched by time (record 0132). */
+const CLOCK_SKEW_SECONDS = 300;
 
 /** eSIM Go's 4xx answers (`{"message": …}`) in our terms; 429 and 5xx are transient before this. */
 function esimGoError(status: number, body: unknown, what: string): SupplierError {
@@ -220,6 +223,71 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
     });
   }
 
+  /** The ICCIDs (vendor form) of the eSIMs carrying our order id as their customerRef. */
+  async function taggedWith(reference: string): Promise<string[]> {
+    const answer = await call({
+      operation: 'find_order',
+      method: 'GET',
+      path: '/esims',
+      query: { filterBy: 'customerRef', filter: reference, perPage: PAGE },
+      idempotent: true,
+    });
+    return read(esimsListSchema, answer, 'esim-go eSIMs')
+      .esims.filter((e) => e.customerRef === reference)
+      .map((e) => e.iccid);
+  }
+
+  /**
+   * No eSIM carries our order id: the call that placed the order may have died between eSIM Go's
+   * answer and the tagging (record 0132). An order of the same bundle and quantity, placed since
+   * (allowing for clock skew), whose eSIMs carry no customerRef, was bought for an order of ours
+   * and never attributed: it is claimed by tagging its eSIMs with this order id, then checked (a
+   * claim another retry made at the same time shows, and this one is left to retry). An untagged
+   * order still young enough for its own call to be tagging it is not touched: `unavailable`, so
+   * the retry comes back later rather than buy again.
+   */
+  async function claimUntaggedOrder(reference: string, placed: PlacedOrder): Promise<EsimGoDetails[]> {
+    const since = new Date((placed.since - CLOCK_SKEW_SECONDS) * 1000).toISOString();
+    // The placing call: the order's answer, then each eSIM's tagging with its retries.
+    const settleMs = options.timeoutMs * (1 + (options.retries + 1) * placed.quantity) + 2_000;
+    for (let page = 1; ; page += 1) {
+      const orders = read(
+        ordersListSchema,
+        await call({
+          operation: 'find_order',
+          method: 'GET',
+          path: '/orders',
+          query: { includeIccids: true, createdAt: `gte:${since}`, limit: PAGE, page },
+          idempotent: true,
+        }),
+        'esim-go orders',
+      );
+      // Oldest first: an order long left untagged before a young one.
+      for (const order of [...orders].sort((a, b) => Date.parse(a.createdDate) - Date.parse(b.createdDate))) {
+        const [line, ...others] = order.order;
+        if (!line || others.length > 0 || line.item !== placed.bundle || line.quantity !== placed.quantity || line.iccids.length !== placed.quantity) continue;
+        const details = await Promise.all(line.iccids.map(detailsOf));
+        if (details.some((esim) => esim.customerRef)) continue;
+        if (Date.now() - Date.parse(order.createdDate) < settleMs) {
+          throw new SupplierError(
+            'unavailable',
+            `esim-go order ${order.orderReference ?? '?'} is untagged but young: the call that placed it may still tag it`,
+          );
+        }
+        for (const iccid of line.iccids) {
+          await call({ operation: 'tag_esim', method: 'PUT', path: '/esims', json: { iccid, customerRef: reference }, idempotent: true });
+        }
+        const claimed = await Promise.all(line.iccids.map(detailsOf));
+        if (claimed.some((esim) => esim.customerRef !== reference)) {
+          throw new SupplierError('unavailable', `esim-go order ${order.orderReference ?? '?'} was claimed by another order at the same time`);
+        }
+        options.logger.warn({ reference, order: order.orderReference }, 'esim-go order found untagged after a crash; claimed for its order');
+        return claimed;
+      }
+      if (orders.length < PAGE) return [];
+    }
+  }
+
   const unsupported = (what: string) => () => Promise.reject(new SupplierError('unsupported', `esim-go v2.4 cannot ${what} an eSIM (EG-19)`));
 
   return {
@@ -256,19 +324,13 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
       throw new SupplierError('refused', `esim-go delivered ${esims.length} of ${quantity} usable profiles`);
     },
 
-    async findOrder(reference) {
-      const answer = await call({
-        operation: 'find_order',
-        method: 'GET',
-        path: '/esims',
-        query: { filterBy: 'customerRef', filter: reference, perPage: PAGE },
-        idempotent: true,
-      });
-      const tagged = read(esimsListSchema, answer, 'esim-go eSIMs').esims.filter((e) => e.customerRef === reference);
-      if (tagged.length === 0) return undefined;
+    async findOrder(reference, placed) {
+      const tagged = await taggedWith(reference);
+      const esims = tagged.length > 0 ? await Promise.all(tagged.map(detailsOf)) : placed ? await claimUntaggedOrder(reference, placed) : [];
+      if (esims.length === 0) return undefined;
       const profiles: SuppliedProfile[] = [];
-      for (const { iccid } of tagged) {
-        const profile = profileOf(await detailsOf(iccid));
+      for (const esim of esims) {
+        const profile = profileOf(esim);
         if (!profile) throw new SupplierError('refused', `esim-go eSIM of order ${reference} cannot be held by us`);
         profiles.push(profile);
       }

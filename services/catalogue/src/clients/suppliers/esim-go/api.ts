@@ -30,6 +30,20 @@ export const orderAnswerSchema = z.object({
   order: z.array(z.object({ esims: z.array(orderedEsimSchema).default([]) })),
 });
 
+/** `GET /orders?includeIccids=true`: a list (EG-5), one object per order, its lines with their ICCIDs. */
+export const ordersListSchema = z
+  .union([z.array(z.unknown()), z.record(z.unknown())])
+  .transform((body) => (Array.isArray(body) ? body : [body]))
+  .pipe(
+    z.array(
+      z.object({
+        orderReference: z.string().optional(),
+        createdDate: z.string(),
+        order: z.array(z.object({ item: z.string(), quantity: z.number(), iccids: z.array(z.string()).default([]) })).default([]),
+      }),
+    ),
+  );
+
 export const esimsListSchema = z.object({ esims: z.array(z.object({ iccid: z.string(), customerRef: z.string().optional() })) });
 
 export const esimDetailsSchema = z.object({
