@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { lstat, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /**
@@ -17,12 +17,13 @@ import path from 'node:path';
  * Resolves undefined, and the database is made without a template, when the folder is not safe.
  */
 export async function pgliteTemplatePath(conf: readonly string[]): Promise<string | undefined> {
-  const { uid, username } = userInfo();
-  const folder = path.join(tmpdir(), `connectivity-pglite-${uid === -1 ? username : uid}`);
+  // Not os.userInfo(): it throws for a uid with no passwd entry, as containers often run.
+  const uid = process.getuid?.();
+  const folder = path.join(tmpdir(), `connectivity-pglite-${uid ?? 'user'}`);
   try {
     await mkdir(folder, { mode: 0o700, recursive: true });
     const stats = await lstat(folder);
-    if (!stats.isDirectory() || (uid !== -1 && stats.uid !== uid) || (stats.mode & 0o077) !== 0) return undefined;
+    if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid) || (stats.mode & 0o077) !== 0) return undefined;
   } catch {
     return undefined;
   }
