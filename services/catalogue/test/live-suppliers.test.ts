@@ -391,6 +391,10 @@ describe('an eSIM Go order whose eSIMs were never tagged with our reference (the
       const find = (reference: string, hint = `?since=${since}&bundle=${bundle}&quantity=2`) =>
         request(h.app).get(`/internal/supply/orders/${reference}${hint}`).set(headersFor(live));
 
+      // What was ordered, malformed: the error object, naming the parameter.
+      const bad = await find(ref, `?since=${since}&bundle=${bundle}&quantity=0`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', param: 'quantity' });
       // Without what was ordered, nothing carries the reference: not found, as before.
       expect((await find(ref, '')).status).toBe(404);
       // Young: its own call may still be tagging it. Not found would make the caller buy again.

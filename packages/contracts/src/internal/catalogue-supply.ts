@@ -106,7 +106,7 @@ export const internalSupplyContract = c.router(
       }),
       responses: {
         200: z.object({ profiles: z.array(suppliedProfileSchema) }),
-        ...errorResponses(['resource_not_found', 'supplier_unavailable', 'internal_error']),
+        ...errorResponses(['invalid_parameter', 'resource_not_found', 'supplier_unavailable', 'internal_error']),
       },
     },
     profileReport: {
