@@ -133,6 +133,9 @@ find_compose() {
 
 compose() { "$COMPOSE" -p "$CI_COMPOSE_PROJECT" -f docker-compose.yml -f deploy/ci/compose.yml "$@"; }
 
+# Every container's whole log to CI_CONTAINERS_LOGS when it is set, kept after the stack is gone.
+save_logs() { [ -z "${CI_CONTAINERS_LOGS:-}" ] || compose logs --no-color --timestamps > "$CI_CONTAINERS_LOGS" 2>&1 || true; }
+
 stack_up=false
 podman_service=
 health_pump=
@@ -141,17 +144,26 @@ finish() {
   set +e
   [ -n "$health_pump" ] && kill "$health_pump" 2>/dev/null
   if $stack_up; then
+    save_logs
+    # On a failure: the warnings and errors of the whole run, and each service's last lines.
     if [ "$status" -ne 0 ]; then
       compose ps -a
+      log "warnings and errors the services logged"
+      compose logs --no-color | grep -E '"level":(40|50|60)' | tail -n 100
+      log "each service's last lines"
       compose logs --no-color --tail=40
     fi
     compose down -v --remove-orphans >/dev/null 2>&1
   fi
   [ -n "$podman_service" ] && kill "$podman_service" 2>/dev/null
   # The tags of this run go once the stack has run from them (or the build failed); the layers
-  # stay, as the next run's build cache.
+  # stay, as the next run's build cache. Each tag alone: `podman untag <image>` would drop every
+  # name of that image, and another run's build of the same sources is the same image.
   if runs_stack || [ "$status" -ne 0 ]; then
-    for deployable in "${DEPLOYABLES[@]}"; do podman untag "localhost/connectivity/$deployable:$CI_IMAGE_TAG" >/dev/null 2>&1; done
+    for deployable in "${DEPLOYABLES[@]}"; do
+      ref=localhost/connectivity/$deployable:$CI_IMAGE_TAG
+      podman untag "$ref" "$ref" >/dev/null 2>&1
+    done
   fi
   rm -rf "$work"
   exit "$status"
@@ -299,6 +311,7 @@ echo "  all stopped in $stop_seconds s"
 [ "$failed" -eq 0 ] || { echo "FATAL: a service did not stop gracefully, or ran on a writable root filesystem" >&2; exit 1; }
 smoke_seconds=$(( $(now) - smoke_started ))
 
+save_logs
 compose down -v --remove-orphans >/dev/null 2>&1
 stack_up=false
 log "the stack: $(( $(now) - stage_started )) s (stack up $stack_seconds s, smoke and stop $smoke_seconds s)"

@@ -30,15 +30,16 @@ async function orderWithWebhook(world: World, receiver: Awaited<ReturnType<typeo
     headers: headers(`hook-${randomBytes(6).toString('hex')}`),
     body: JSON.stringify({ url: receiver.url, enabled_events: ['esim.released'] }),
   });
-  expect(hook.status).toBe(201);
-  receiver.useSecret(String(((await hook.json()) as { secret: string }).secret));
+  const hookBody = (await hook.json()) as { secret: string };
+  expect(hook.status, JSON.stringify(hookBody)).toBe(201);
+  receiver.useSecret(String(hookBody.secret));
   const order = await fetch(`${world.gatewayUrl}/v1/esim`, {
     method: 'POST',
     headers: headers(`order-${randomBytes(6).toString('hex')}`),
     body: JSON.stringify({ bundle: 'esim_5GB_30D_EU', quantity: 1 }),
   });
-  expect(order.status).toBe(201);
   const body = (await order.json()) as { esims: { id: string }[] };
+  expect(order.status, `${order.headers.get('request-id')}: ${JSON.stringify(body)}`).toBe(201);
   return { requestId: order.headers.get('request-id') ?? '', esimId: body.esims[0]?.id ?? '' };
 }
 
