@@ -176,6 +176,71 @@ describe('answers', () => {
     expect(error).toMatchObject({ notSent: true, timedOut: false, service: 'inventory' });
   });
 
+  test('a connection never made is tried once more: a service that starts listening meanwhile gets the call, once', async () => {
+    const port = await freePort();
+    const calls: string[] = [];
+    const late = createServer((req, res) => {
+      calls.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    });
+    const client = createInternalClient({
+      service: 'inventory',
+      baseUrl: `http://127.0.0.1:${port}`,
+      internalToken: 'x'.repeat(20),
+      timeoutMs: 5_000,
+      connectRetryPauseMs: 1_000,
+    });
+    try {
+      const call = client.send({ method: 'POST', path: '/v1/esim', body: '{}' });
+      // The first connect is refused at once; the service is up well before the pause ends.
+      setTimeout(() => late.listen(port, '127.0.0.1'), 200);
+      const response = await call;
+      expect(response.status).toBe(201);
+      expect(calls).toHaveLength(1);
+    } finally {
+      await new Promise<void>((resolve) => late.close(() => resolve()));
+    }
+  });
+
+  test('no second try when the call has no time left for it', async () => {
+    const down = createInternalClient({
+      service: 'inventory',
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      internalToken: 'x'.repeat(20),
+      timeoutMs: 500,
+      connectRetryPauseMs: 5_000,
+    });
+    const started = performance.now();
+    const error = await down.send({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ notSent: true });
+    expect(performance.now() - started, 'failed without waiting for a pause longer than the timeout').toBeLessThan(4_000);
+  });
+
+  test('a call whose outcome is unknown (the connection dropped after the request went out) is not tried again', async () => {
+    let requests = 0;
+    const dropping = createServer((req) => {
+      requests += 1;
+      req.socket.destroy();
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = createInternalClient({
+        service: 'inventory',
+        baseUrl: `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`,
+        internalToken: 'x'.repeat(20),
+        timeoutMs: 2_000,
+        connectRetryPauseMs: 10,
+      });
+      const error = await client.send({ method: 'POST', path: '/v1/esim', body: '{}' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamFailure);
+      expect(error).toMatchObject({ notSent: false, timedOut: false });
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => dropping.close(() => resolve()));
+    }
+  });
+
   /** Calls a server that answers with `handler`, through a client with `timeoutMs`; the call's error. */
   async function timedOutCall(handler: Parameters<typeof createServer>[1], timeoutMs: number, method: 'GET' | 'POST'): Promise<unknown> {
     const slowServer = createServer(handler);
@@ -215,3 +280,12 @@ describe('answers', () => {
     expect(error).toMatchObject({ notSent: false, timedOut: true });
   });
 });
+
+/** A port nothing listens on (a server's, closed again). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}

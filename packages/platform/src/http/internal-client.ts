@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, errorResponseSchema, isErrorCode, isZodSchema } from '@connectivity/contracts';
 import type { AppRoute } from '@ts-rest/core';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
@@ -56,6 +57,8 @@ export interface InternalClientOptions {
   baseUrl: string;
   internalToken: string;
   timeoutMs: number;
+  /** The pause before the one retry of a call whose connection was never made. Default 100 ms. */
+  connectRetryPauseMs?: number;
 }
 
 type Schema<R, K extends string> = R extends Record<K, infer S extends ZodTypeAny> ? S : never;
@@ -176,15 +179,37 @@ export function createInternalClient(options: InternalClientOptions) {
     return out;
   }
 
+  const retryPauseMs = options.connectRetryPauseMs ?? 100;
+
+  /**
+   * A call whose connection was never made (refused, a name not resolved, a connect that timed
+   * out) is tried once more: the service never saw it, so a second try is safe whatever the
+   * method, as a proxy retries a connect failure. Once, after a short pause, within the call's
+   * timeout: it rides out a lookup or a connection that failed once (a container's name while the
+   * network settles, a replica being replaced), not a service that is down
+   * (docs/decisions/0155-internal-calls-retry-a-connection-never-made.md).
+   */
   async function send(req: RawRequest): Promise<RawResponse> {
     const headers = headersFor(req);
+    const started = performance.now();
+    try {
+      return await attempt(req, headers, options.timeoutMs);
+    } catch (error) {
+      const left = options.timeoutMs - (performance.now() - started) - retryPauseMs;
+      if (!(error instanceof UpstreamFailure) || !error.notSent || left <= 0) throw error;
+      await delay(retryPauseMs);
+      return attempt(req, headers, left);
+    }
+  }
+
+  async function attempt(req: RawRequest, headers: Record<string, string>, timeoutMs: number): Promise<RawResponse> {
     const path = pathOf(req);
     // The whole call, body included, within `timeoutMs`. A timer cleared when the call ends, not
     // `AbortSignal.timeout`, whose timer and signal live on for the full timeout after every
     // call, for the timer heap and the GC to carry
     // (docs/decisions/0123-internal-call-deadline-is-a-cleared-timer.md).
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DOMException(`${options.service} did not answer in time`, 'TimeoutError')), options.timeoutMs);
+    const timer = setTimeout(() => deadline.abort(new DOMException(`${options.service} did not answer in time`, 'TimeoutError')), timeoutMs);
     let response: Dispatcher.ResponseData;
     try {
       // The dispatcher takes origin and path apart, so the path is sent exactly as built,
@@ -195,8 +220,8 @@ export function createInternalClient(options: InternalClientOptions) {
         path,
         headers,
         body: req.body,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
         signal: deadline.signal,
       });
       const bytes = Buffer.from(await response.body.arrayBuffer());
