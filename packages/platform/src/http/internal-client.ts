@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, errorResponseSchema, isErrorCode, isZodSchema } from '@connectivity/contracts';
 import type { AppRoute } from '@ts-rest/core';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
@@ -197,7 +196,7 @@ export function createInternalClient(options: InternalClientOptions) {
     } catch (error) {
       const left = options.timeoutMs - (performance.now() - started) - retryPauseMs;
       if (!(error instanceof UpstreamFailure) || !error.notSent || left <= 0) throw error;
-      await delay(retryPauseMs);
+      await new Promise((resolve) => setTimeout(resolve, retryPauseMs));
       return attempt(req, headers, left);
     }
   }
