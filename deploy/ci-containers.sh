@@ -287,6 +287,38 @@ stack_up=true
 compose up --detach --wait --wait-timeout 300 --no-build
 stack_seconds=$(( $(now) - stack_started ))
 echo "  healthy in $stack_seconds s"
+
+# Healthy is each container's own view (its healthcheck runs inside it). Before the smoke test,
+# every service must also be ready as its peers reach it over the containers' network: /readyz of
+# each other service (its database and bus checked too) from inside each service's container,
+# each answering 200 within 2 s. On this kind of machine one stack in some twenty had a service
+# that its peers could not reach, or that could not reach PostgreSQL, for its first half minute;
+# this step waits that out and prints it, rather than failing the first order on it.
+log "every service ready as its peers reach it over the containers' network"
+peers_started=$(now)
+for service in "${SERVICES[@]}"; do
+  id=$(project_containers --filter "label=com.docker.compose.service=$service")
+  urls=()
+  for peer in "${SERVICES[@]}"; do [ "$peer" = "$service" ] || urls+=("http://$peer:8080/readyz"); done
+  podman exec "$id" node --input-type=module -e '
+    const deadline = Date.now() + 120_000;
+    for (const url of process.argv.slice(1)) {
+      const started = Date.now();
+      for (let tries = 1; ; tries += 1) {
+        const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+        if (ok) {
+          if (tries > 1) console.log(`  ${url} ready after ${tries} tries, ${Date.now() - started} ms`);
+          break;
+        }
+        if (Date.now() > deadline) {
+          console.error(`  ${url} not ready after ${tries} tries`);
+          process.exit(1);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }' "${urls[@]}" | sed "s|^|  from $service:|"
+done
+echo "  in $(( $(now) - peers_started )) s"
 host_address=$(podman network inspect "${CI_COMPOSE_PROJECT}_default" -f '{{range .Subnets}}{{.Gateway}}{{end}}')
 
 smoke_started=$(now)
