@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { retryingClient, subscribeReceiver, until, type Answer } from '../distributed/support.ts';
-import { checkOneTrace } from '../support/one-trace.ts';
+import { checkOneTrace, expectServicesInTrace } from '../support/one-trace.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { startReceiver } from '../support/receiver.ts';
 
@@ -105,8 +105,7 @@ describe('the compose stack, from the images', () => {
     try {
       const { client } = await checkOneTrace({ gatewayUrl: stack.gatewayUrl, key: testKey }, otlp.spans, receiver);
       // Each hop was made by the container that owns it, all exporting from their bundles.
-      const services = new Set(otlp.spans.filter((s) => s.traceId === client.traceId).map((s) => s.service));
-      for (const name of ['gateway', 'inventory', 'catalogue', 'notifications']) expect(services).toContain(name);
+      await expectServicesInTrace(otlp.spans, client.traceId, ['gateway', 'inventory', 'catalogue', 'notifications']);
       expect(receiver.rejected).toEqual([]);
     } finally {
       await receiver.close();

@@ -11,7 +11,7 @@ import { startArguments } from '../../src/start-command.ts';
 import { ROOT } from '../../src/supervisor.ts';
 import { waitUntilReady } from '../../src/wait-ready.ts';
 import { hookUrl, liveSupplierEnv } from '../../src/fake-supplier.ts';
-import { checkOneTrace, descends, TELEMETRY } from '../support/one-trace.ts';
+import { checkOneTrace, descends, expectServicesInTrace, TELEMETRY } from '../support/one-trace.ts';
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { distributedBackends, liveAccount, retryingClient, until } from './support.ts';
@@ -58,8 +58,7 @@ describe('one trace per request: distributed form (a process per service, Postgr
   test('gateway → inventory → outbox → NATS → notifications → webhook: one trace, right parents, no polls', async () => {
     const { client } = await checkOneTrace({ gatewayUrl: stack.gatewayUrls[0] ?? '', key }, otlp.spans, receiver);
     // Each hop was made by the service that owns it.
-    const services = new Set(otlp.spans.filter((s) => s.traceId === client.traceId).map((s) => s.service));
-    for (const name of ['gateway', 'inventory', 'catalogue', 'notifications']) expect(services).toContain(name);
+    await expectServicesInTrace(otlp.spans, client.traceId, ['gateway', 'inventory', 'catalogue', 'notifications']);
   });
 
   test("a supplier's callback starts its own trace, which the eSIM's events continue to notifications (record 0153)", async () => {

@@ -111,3 +111,14 @@ export async function checkOneTrace(world: World, exported: ReceivedSpan[], rece
   expect(exported.filter((s) => s.attributes['request.id'] === requestId && s.traceId !== edge.traceId)).toEqual([]);
   return { client };
 }
+
+/**
+ * Spans of each of `services` in the trace. Each process exports on its own schedule, so a service
+ * whose part ended first (catalogue's, before the order's answer) may still be on its way when the
+ * delivery's spans have come: waited for, then checked.
+ */
+export async function expectServicesInTrace(exported: ReceivedSpan[], traceId: string, services: string[]): Promise<void> {
+  const inTrace = () => new Set(exported.filter((s) => s.traceId === traceId).map((s) => s.service));
+  await until('spans from every service of the trace', () => services.every((name) => inTrace().has(name)), 30_000).catch(() => undefined);
+  for (const name of services) expect(inTrace(), `spans of ${name} in trace ${traceId}`).toContain(name);
+}
