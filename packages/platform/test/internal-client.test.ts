@@ -219,30 +219,23 @@ describe('answers', () => {
 
   test('a call whose outcome is unknown (the connection dropped after the request went out) is not tried again', async () => {
     let requests = 0;
-    const dropping = createServer((req) => {
+    const dropping = (req: IncomingMessage) => {
       requests += 1;
       req.socket.destroy();
-    });
-    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
-    try {
-      const client = createInternalClient({
-        service: 'inventory',
-        baseUrl: `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`,
-        internalToken: 'x'.repeat(20),
-        timeoutMs: 2_000,
-        connectRetryPauseMs: 10,
-      });
-      const error = await client.send({ method: 'POST', path: '/v1/esim', body: '{}' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(UpstreamFailure);
-      expect(error).toMatchObject({ notSent: false, timedOut: false });
-      expect(requests).toBe(1);
-    } finally {
-      await new Promise<void>((resolve) => dropping.close(() => resolve()));
-    }
+    };
+    const error = await serverCall(dropping, 2_000, 'POST', { connectRetryPauseMs: 10 });
+    expect(error).toBeInstanceOf(UpstreamFailure);
+    expect(error).toMatchObject({ notSent: false, timedOut: false });
+    expect(requests).toBe(1);
   });
 
   /** Calls a server that answers with `handler`, through a client with `timeoutMs`; the call's error. */
-  async function timedOutCall(handler: Parameters<typeof createServer>[1], timeoutMs: number, method: 'GET' | 'POST'): Promise<unknown> {
+  async function serverCall(
+    handler: Parameters<typeof createServer>[1],
+    timeoutMs: number,
+    method: 'GET' | 'POST',
+    options: { connectRetryPauseMs?: number } = {},
+  ): Promise<unknown> {
     const slowServer = createServer(handler);
     await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
     try {
@@ -251,6 +244,7 @@ describe('answers', () => {
         baseUrl: `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}`,
         internalToken: 'x'.repeat(20),
         timeoutMs,
+        ...options,
       });
       return await slow.send({ method, path: '/x', ...(method === 'POST' && { body: '{}' }) }).catch((e: unknown) => e);
     } finally {
@@ -260,14 +254,14 @@ describe('answers', () => {
   }
 
   test('a service that does not answer in time is an UpstreamFailure with an unknown outcome', async () => {
-    const error = await timedOutCall(() => {}, 200, 'POST');
+    const error = await serverCall(() => {}, 200, 'POST');
     expect(error).toBeInstanceOf(UpstreamFailure);
     expect(error).toMatchObject({ notSent: false, timedOut: true });
   });
 
   test('the timeout bounds the whole call: a body that trickles in forever is given up too', async () => {
     // Headers at once, then a byte every 50 ms: no single wait is long, the call never ends.
-    const error = await timedOutCall(
+    const error = await serverCall(
       (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         const timer = setInterval(() => res.write(' '), 50);
