@@ -1,15 +1,24 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEsimGoFake, type EsimGoFake } from '../src/index.ts';
+import { startEsimGoFake, type EsimGoFake, type EsimGoFakeOptions } from '../src/index.ts';
 import { expectFaithfulExchanges, startReceiver } from './support.ts';
 
 let fake: EsimGoFake;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
+// A generous limit here: the rate limit itself is tested in control-and-faults.test.ts.
+const startFake = (options: EsimGoFakeOptions = {}) =>
+  startEsimGoFake({ checkResponses: true, callbackUrl: receiver.url, rateLimit: { limit: 1000, windowMs: 1000 }, ...options });
+
+/** A test about refunding: the account has refunds, as its account manager can arrange. */
+async function withRefundsEnabled(): Promise<void> {
+  await fake.close();
+  fake = await startFake({ refundsEnabled: true });
+}
+
 beforeEach(async () => {
   receiver = await startReceiver();
-  // A generous limit here: the rate limit itself is tested in control-and-faults.test.ts.
-  fake = await startEsimGoFake({ checkResponses: true, callbackUrl: receiver.url, rateLimit: { limit: 1000, windowMs: 1000 } });
+  fake = await startFake();
 });
 
 afterEach(async () => {
@@ -183,6 +192,7 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
   });
 
   it('revokes an unused bundle with a refund to the balance, a used one without', async () => {
+    await withRefundsEnabled();
     const order = await buy('esim_1GB_7D_GB_V2', 2);
     const [unused, started] = order.order[0]!.esims.map((e) => e.iccid);
     const balance = async () => (await call<{ balance: number }>('/organisation')).body.balance;
@@ -201,6 +211,34 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
     );
   });
 
+  it('refunds nothing until the account has refunds, then refunds once they are enabled over /_fake/refunds', async () => {
+    const [unused] = (await buy('esim_1GB_7D_GB_V2', 1)).order[0]!.esims.map((e) => e.iccid);
+    const balance = async () => (await call<{ balance: number }>('/organisation')).body.balance;
+    const before = await balance();
+    const check = await call<{ status: string }>(`/esims/${unused}/bundles/esim_1GB_7D_GB_V2?type=validate&refundToBalance=true`, { method: 'DELETE' });
+    expect(check.body).toEqual({ status: 'Bundle can be revoked without a refund' });
+    const revoked = await call(`/esims/${unused}/bundles/esim_1GB_7D_GB_V2?type=transaction&refundToBalance=true`, { method: 'DELETE' });
+    expect(revoked.body).toEqual({ status: 'Successfully Revoked Bundle' });
+    expect(await balance()).toBe(before);
+    await call('/orders', {
+      method: 'POST',
+      json: { type: 'transaction', assign: false, order: [{ type: 'bundle', quantity: 2, item: 'esim_1GB_7D_FR_V2' }] },
+    });
+    const usageId = (await call<{ bundles: { available: { id: number }[] }[] }>('/inventory')).body.bundles[0]!.available[0]!.id;
+    const refused = await call('/inventory/refund', { method: 'POST', json: { usageId, quantity: 1 } });
+    expect(refused).toMatchObject({ status: 403, body: { message: 'Refunds are not enabled for this organisation' } });
+
+    const enable = (enabled: unknown) =>
+      fetch(`${fake.origin}/_fake/refunds`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled }) });
+    expect((await enable('yes')).status).toBe(400);
+    expect((await enable(true)).status).toBe(200);
+    const refunded = await call('/inventory/refund', { method: 'POST', json: { usageId, quantity: 1 } });
+    expect(refunded).toMatchObject({ status: 200, body: { status: 'Successfully refunded bundles to balance' } });
+    expect(await balance()).toBeCloseTo(before - 2 * 1.6 + 1.6, 2);
+    fake.control.setRefundsEnabled(false);
+    expect((await call('/inventory/refund', { method: 'POST', json: { usageId, quantity: 1 } })).status).toBe(403);
+  });
+
   it('has no suspend, resume or cancel in v2.4', async () => {
     const [iccid] = (await buy('esim_1GB_7D_GB_V2', 1)).order[0]!.esims.map((e) => e.iccid);
     expect((await call(`/esims/${iccid}/suspend`, { method: 'POST', json: {} })).status).toBe(404);
@@ -210,6 +248,7 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
   });
 
   it('buys into inventory, applies from it and refunds the rest', async () => {
+    await withRefundsEnabled();
     const inventoryOrder = await call<{ assigned: boolean }>('/orders', {
       method: 'POST',
       json: { type: 'transaction', assign: false, order: [{ type: 'bundle', quantity: 3, item: 'esim_1GB_7D_DE_V2' }] },

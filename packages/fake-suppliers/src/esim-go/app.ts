@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { bodyParsers } from '../shared/body-parsers.ts';
-import { controlRouter, type FakeControl } from '../shared/control.ts';
+import { controlRouter } from '../shared/control.ts';
 import { exchangeMiddleware } from '../shared/exchange.ts';
 import { faultMiddleware } from '../shared/faults.ts';
 import { OpenApiValidator } from '../shared/openapi/validator.ts';
 import type { EsimGoContext } from './context.ts';
+import { esimGoControlRouter } from './control-routes.ts';
 import { ESIM_GO_DEVIATIONS } from './deviations.ts';
 import { esimGoDocument } from './documents.ts';
 import { badRequest, forbidden, notFound, rateLimitExceeded, serverError } from './errors.ts';
@@ -13,6 +14,7 @@ import { accountRoutes } from './routes-account.ts';
 import { catalogueRoutes } from './routes-catalogue.ts';
 import { esimRoutes } from './routes-esims.ts';
 import { orderRoutes } from './routes-orders.ts';
+import type { EsimGoControl } from './start.ts';
 
 let validator: OpenApiValidator | undefined;
 
@@ -49,10 +51,10 @@ function requireApiKey(ctx: EsimGoContext) {
 }
 
 /** The eSIM Go API v2.4 under /v2.4, and the control surface under /_fake. */
-export function createEsimGoApp(ctx: EsimGoContext, control: FakeControl, checks: { requests: boolean; responses: boolean }): Express {
+export function createEsimGoApp(ctx: EsimGoContext, control: EsimGoControl, checks: { requests: boolean; responses: boolean }): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use('/_fake', controlRouter(control));
+  app.use('/_fake', controlRouter(control), esimGoControlRouter(control));
 
   const api = express.Router();
   api.use(...bodyParsers());

@@ -11,7 +11,10 @@ export interface EsimGoFakeOptions extends CommonFakeOptions {
   callbackUrl?: string;
   /** EG-15: the webhooks guide says hex, the document's sample base64; hex by default. */
   signatureEncoding?: 'hex' | 'base64';
-  /** Refunds on revoke (the live docs: "disabled by default" until the account manager enables them). */
+  /**
+   * Refunds on revoke and from inventory (default false: the live docs say "Access to the refund
+   * functionality is disabled by default" until the account manager enables it).
+   */
   refundsEnabled?: boolean;
   /** EG-17: 10 requests per second per IP address, fixed window. */
   rateLimit?: RateLimitRule;

@@ -17,6 +17,8 @@ export interface EsimGoControl extends FakeControl {
   setBundleState(iccid: string, state: BundleState): Promise<void>;
   /** The callback URL of the portal's API Details page (eSIM Go has no API for it). */
   setCallbackUrl(url: string): void;
+  /** What the account manager does on request: refunds on revoke and from inventory on (true) or off. */
+  setRefundsEnabled(enabled: boolean): void;
   /** A copy of everything the fake remembers (organisation, eSIMs, orders, inventory). */
   state(): EsimGoState;
 }
@@ -39,7 +41,7 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     settings: {
       apiKey: options.apiKey ?? randomBytes(20).toString('hex'),
       signatureEncoding: options.signatureEncoding ?? 'hex',
-      refundsEnabled: options.refundsEnabled ?? true,
+      refundsEnabled: options.refundsEnabled ?? false,
       iccidDigits: options.iccidDigits ?? 19,
       smdpAddress: options.smdpAddress ?? 'rsp.esim-go.example',
       rateLimit: options.rateLimit ?? { limit: 10, windowMs: 1000 },
@@ -59,6 +61,9 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
     setCallbackUrl: (url) => {
       ctx.state.organisation.callback_url = url;
       ctx.save();
+    },
+    setRefundsEnabled: (enabled) => {
+      ctx.settings.refundsEnabled = enabled;
     },
     travel: (ms) =>
       settle(() => {

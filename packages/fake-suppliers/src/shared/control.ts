@@ -29,7 +29,8 @@ export interface FakeControl {
   esim(iccid: string): Record<string, unknown> | undefined;
 }
 
-const run = (res: Response, work: () => unknown) => {
+/** Answers a control call: its result (or `{ok: true}`) with 200, a thrown error as 400 `{error}`. */
+export const runControl = (res: Response, work: () => unknown) => {
   Promise.resolve()
     .then(work)
     .then((result) => res.status(200).json(result ?? { ok: true }))
@@ -42,29 +43,31 @@ const iccidOf = (req: Request) => String(req.params.iccid);
 export function controlRouter(control: FakeControl): Router {
   const router = express.Router();
   router.use(express.json());
-  router.post('/esims/:iccid/install', (req, res) => run(res, () => control.install(iccidOf(req))));
-  router.post('/esims/:iccid/attach', (req, res) => run(res, () => control.attach(iccidOf(req))));
-  router.post('/esims/:iccid/use', (req, res) => run(res, () => control.useData(iccidOf(req), Number((req.body as { bytes?: unknown } | undefined)?.bytes))));
-  router.post('/esims/:iccid/deplete', (req, res) => run(res, () => control.deplete(iccidOf(req))));
-  router.post('/esims/:iccid/expire', (req, res) => run(res, () => control.expire(iccidOf(req))));
+  router.post('/esims/:iccid/install', (req, res) => runControl(res, () => control.install(iccidOf(req))));
+  router.post('/esims/:iccid/attach', (req, res) => runControl(res, () => control.attach(iccidOf(req))));
+  router.post('/esims/:iccid/use', (req, res) =>
+    runControl(res, () => control.useData(iccidOf(req), Number((req.body as { bytes?: unknown } | undefined)?.bytes))),
+  );
+  router.post('/esims/:iccid/deplete', (req, res) => runControl(res, () => control.deplete(iccidOf(req))));
+  router.post('/esims/:iccid/expire', (req, res) => runControl(res, () => control.expire(iccidOf(req))));
   router.get('/esims/:iccid', (req, res) => {
     const esim = control.esim(iccidOf(req));
     if (esim) res.json(esim);
     else res.status(404).json({ error: 'no such eSIM' });
   });
-  router.put('/callbacks', (req, res) => run(res, () => control.setCallbacks((req.body as { enabled?: unknown }).enabled === true)));
+  router.put('/callbacks', (req, res) => runControl(res, () => control.setCallbacks((req.body as { enabled?: unknown }).enabled === true)));
   router.get('/callbacks', (_req, res) => res.json(control.callbacks()));
   router.put('/faults', (req, res) => {
     const fault = req.body as Fault;
-    if (fault.kind !== 'down') return run(res, () => control.fault(fault));
+    if (fault.kind !== 'down') return runControl(res, () => control.fault(fault));
     // Going down cuts every connection, this one too: answer first, then stop listening.
     res.set('Connection', 'close').on('finish', () => void control.fault(fault));
     res.json({ ok: true });
   });
-  router.delete('/faults', (_req, res) => run(res, () => control.clearFaults()));
+  router.delete('/faults', (_req, res) => runControl(res, () => control.clearFaults()));
   router.get('/counters', (_req, res) => res.json(control.counters()));
   router.get('/violations', (_req, res) => res.json(control.violations()));
-  router.post('/reset', (_req, res) => run(res, () => control.resetObservations()));
-  router.post('/travel', (req, res) => run(res, () => control.travel(Number((req.body as { ms?: unknown }).ms))));
+  router.post('/reset', (_req, res) => runControl(res, () => control.resetObservations()));
+  router.post('/travel', (req, res) => runControl(res, () => control.travel(Number((req.body as { ms?: unknown }).ms))));
   return router;
 }
