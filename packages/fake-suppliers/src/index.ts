@@ -5,7 +5,7 @@ export { AIRALO_CATALOGUE, type AiraloDestinationSpec, type AiraloOperatorSpec, 
 export { airaloSignature, airaloWebhookBody } from './airalo/lifecycle.ts';
 export { airaloValidator } from './airalo/app.ts';
 export { AIRALO_DEVIATIONS } from './airalo/deviations.ts';
-export type { AiraloState, AiraloUsageStatus } from './airalo/state.ts';
+export type { AiraloRefund, AiraloRefundStatus, AiraloState, AiraloUsageStatus } from './airalo/state.ts';
 export type { FakeControl } from './shared/control.ts';
 export type { Fault } from './shared/faults.ts';
 export type { RateLimitRule } from './shared/rate-limiter.ts';

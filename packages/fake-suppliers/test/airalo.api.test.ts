@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startAiraloFake, type AiraloFake } from '../src/index.ts';
+import { airaloClient, type Listed, type One } from './airalo-client.ts';
 import { eventually, expectFaithfulExchanges, MB, startReceiver } from './support.ts';
 
 let fake: AiraloFake;
@@ -17,17 +18,7 @@ afterEach(async () => {
   await receiver.close();
 });
 
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
-
-async function token(): Promise<string> {
-  const response = await fetch(`${fake.url}/token`, {
-    method: 'POST',
-    headers: JSON_HEADERS,
-    body: JSON.stringify({ client_id: fake.credentials.clientId, client_secret: fake.credentials.clientSecret, grant_type: 'client_credentials' }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { data: { access_token: string } }).data.access_token;
-}
+const { token, call, order } = airaloClient(() => fake);
 
 interface AiraloPackage {
   id: string;
@@ -42,46 +33,6 @@ interface Destination {
   slug: string;
   country_code: string;
   operators: { packages: AiraloPackage[] }[];
-}
-interface Listed<T> {
-  data: T[];
-  meta: Record<string, unknown>;
-}
-interface One<T> {
-  data: T;
-}
-
-async function call<T = unknown>(
-  path: string,
-  init: { method?: string; token?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {},
-) {
-  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  let body: string | FormData | undefined;
-  if (init.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(init.json);
-  } else if (init.form) body = init.form;
-  const response = await fetch(`${fake.url}${path}`, { method: init.method ?? 'GET', headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
-}
-
-async function order(accessToken: string, packageId: string, quantity: number, description?: string) {
-  const form = new FormData();
-  form.set('package_id', packageId);
-  form.set('quantity', String(quantity));
-  if (description) form.set('description', description);
-  const response = await call<One<OrderBody>>('/orders', { method: 'POST', token: accessToken, form });
-  expect(response.status).toBe(200);
-  return response.body.data;
-}
-
-interface OrderBody {
-  id: number;
-  code: string;
-  description: string;
-  sims: { iccid: string; lpa: string; matching_id: string; qrcode: string; direct_apple_installation_url: string }[];
 }
 
 describe('Airalo fake: authentication', () => {
@@ -276,37 +227,6 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
       status: 404,
       body: { data: [], meta: { message: 'messages.resource_not_found' } },
     });
-  });
-
-  it('refunds an unused eSIM to the balance and refuses foreign ICCIDs and unknown reasons', async () => {
-    const accessToken = await token();
-    const balance = async () =>
-      (await call<One<{ balances: { availableBalance: { amount: number } } }>>('/balance', { token: accessToken })).body.data.balances.availableBalance.amount;
-    const before = await balance();
-    const placed = await order(accessToken, 'change-7days-1gb', 1, 'ord_refund');
-    const refund = await call<One<{ refund_id: string }>>('/refund', {
-      method: 'POST',
-      token: accessToken,
-      json: { iccids: [placed.sims[0]!.iccid], reason: 'CHANGE_OF_PLAN' },
-    });
-    expect(refund.status).toBe(202);
-    expect(refund.body.data.refund_id).toMatch(/^\d+$/);
-    expect(await balance()).toBe(before);
-    expect((await call<One<{ status: { slug: string } }>>(`/orders/${placed.id}?include=status`, { token: accessToken })).body.data.status.slug).toBe(
-      'refunded',
-    );
-    const foreign = await call('/refund', { method: 'POST', token: accessToken, json: { iccids: ['8900000000000000001'], reason: 'OTHERS', notes: 'x' } });
-    expect(foreign).toMatchObject({
-      status: 422,
-      body: { data: [], meta: { message: 'The following ICCIDs do not belong to your company: 8900000000000000001' } },
-    });
-    const reason = await call<{ data: { reason: string } }>('/refund', {
-      method: 'POST',
-      token: accessToken,
-      json: { iccids: [placed.sims[0]!.iccid], reason: 'BORED' },
-    });
-    expect(reason.status).toBe(422);
-    expect(reason.body.data.reason).toContain('INSTALLATION_FAILURE');
   });
 
   it('answers the documented 404 for what Airalo does not have: suspend, resume, cancel', async () => {

@@ -1,10 +1,11 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { bodyParsers } from '../shared/body-parsers.ts';
-import { controlRouter, type FakeControl } from '../shared/control.ts';
+import { controlRouter } from '../shared/control.ts';
 import { exchangeMiddleware } from '../shared/exchange.ts';
 import { faultMiddleware } from '../shared/faults.ts';
 import { OpenApiValidator } from '../shared/openapi/validator.ts';
 import type { AiraloContext } from './context.ts';
+import { airaloControlRouter } from './control-routes.ts';
 import { AIRALO_DEVIATIONS } from './deviations.ts';
 import { airaloDocuments } from './documents.ts';
 import { invalidParameters, notFound, serverError, tooManyAttempts } from './errors.ts';
@@ -12,7 +13,9 @@ import { accountRoutes } from './routes-account.ts';
 import { requireToken, tokenRoute } from './routes-auth.ts';
 import { orderRoutes } from './routes-orders.ts';
 import { packagesRoute } from './routes-packages.ts';
+import { refundRoute } from './routes-refund.ts';
 import { simRoutes } from './routes-sims.ts';
+import type { AiraloControl } from './start.ts';
 
 let validator: OpenApiValidator | undefined;
 
@@ -23,11 +26,11 @@ export function airaloValidator(): OpenApiValidator {
 }
 
 /** The Airalo Partner API v2 under /v2, and the control surface under /_fake. */
-export function createAiraloApp(ctx: AiraloContext, control: FakeControl, checks: { requests: boolean; responses: boolean }): Express {
+export function createAiraloApp(ctx: AiraloContext, control: AiraloControl, checks: { requests: boolean; responses: boolean }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use('/_fake', controlRouter(control));
+  app.use('/_fake', controlRouter(control), airaloControlRouter(control));
 
   const api = express.Router();
   api.use(...bodyParsers());
@@ -43,6 +46,7 @@ export function createAiraloApp(ctx: AiraloContext, control: FakeControl, checks
   orderRoutes(ctx, api);
   simRoutes(ctx, api);
   accountRoutes(ctx, api);
+  refundRoute(ctx, api);
   api.use((_req: Request, res: Response) => notFound(res));
   // Express passes body-parser failures here: a body that is not what it says it is.
   api.use((error: Error & { status?: number }, _req: Request, res: Response, next: NextFunction) => {

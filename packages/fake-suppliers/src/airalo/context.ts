@@ -38,6 +38,11 @@ export interface AiraloFakeOptions extends CommonFakeOptions {
   checkWebhookOnOptIn?: boolean;
   rateLimits?: Partial<AiraloRateLimits>;
   catalogue?: AiraloDestinationSpec[];
+  /**
+   * Refund requests wait for a person at Airalo (`manual`, the default: decide them with
+   * `control.approveRefund`/`rejectRefund`), or are approved the moment they are made (`approve`).
+   */
+  refundReview?: 'manual' | 'approve';
 }
 
 export interface AiraloSettings {
@@ -48,6 +53,7 @@ export interface AiraloSettings {
   smdpAddress: string;
   checkWebhookOnOptIn: boolean;
   rateLimits: AiraloRateLimits;
+  refundReview: 'manual' | 'approve';
 }
 
 /** What every route and the control handle share. */

@@ -12,6 +12,9 @@ export function field(req: Request, name: string): unknown {
 
 export const text = asText;
 
+/** A list field: a form may send one value where JSON sends an array. */
+export const list = (value: unknown): string[] => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String));
+
 export const includes = (req: Request): Set<string> =>
   new Set(
     (asText(req.query.include) ?? '')

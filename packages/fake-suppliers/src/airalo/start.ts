@@ -8,13 +8,24 @@ import { AIRALO_CATALOGUE, packageIndex } from './catalogue.ts';
 import { AIRALO_RATE_LIMITS, type AiraloContext, type AiraloFakeOptions } from './context.ts';
 import { applyElapsedTime, attachSim, depleteSim, expireSim, installSim, setUsageStatus, useData } from './lifecycle.ts';
 import { usageBody } from './presenters.ts';
-import { freshAiraloState, type AiraloState, type AiraloUsageStatus } from './state.ts';
+import { approveRefund, rejectRefund } from './refunds.ts';
+import { freshAiraloState, upgradeAiraloState, type AiraloRefund, type AiraloState, type AiraloUsageStatus } from './state.ts';
 
 export interface AiraloControl extends FakeControl {
   /** Any documented usage status (NOT_ACTIVE, ACTIVE, FINISHED, UNKNOWN, EXPIRED, RECYCLED), e.g. the two no handset event reaches. */
   setUsageStatus(iccid: string, status: AiraloUsageStatus): Promise<void>;
   /** A copy of everything the fake remembers (orders, eSIMs, refunds, opt-ins, balance). */
   state(): AiraloState;
+  /** Every refund request made through POST /v2/refund, with its review status (`GET /_fake/refunds`). */
+  refunds(): AiraloRefund[];
+  /**
+   * Airalo's review agrees (`POST /_fake/refunds/{id}/approve`): the request's unused, unrefunded
+   * eSIMs are credited their net price and their orders become `refunded` or `partially_refunded`.
+   * Rejects a request that is unknown or already decided.
+   */
+  approveRefund(refundId: string): Promise<AiraloRefund>;
+  /** Airalo's review refuses (`POST /_fake/refunds/{id}/reject`): nothing is credited, no order changes. */
+  rejectRefund(refundId: string): Promise<AiraloRefund>;
 }
 
 export interface AiraloFake {
@@ -30,6 +41,7 @@ export interface AiraloFake {
 /** Starts the Airalo fake (HTTP, or HTTPS with `tls`) on a free port unless one is given. */
 export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<AiraloFake> {
   const runtime = fakeRuntime(options, () => freshAiraloState(options.balance ?? 10_000));
+  upgradeAiraloState(runtime.context.state);
   const catalogue = options.catalogue ?? AIRALO_CATALOGUE;
   const ctx: AiraloContext = {
     ...runtime.context,
@@ -41,6 +53,7 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
       smdpAddress: options.smdpAddress ?? 'lpa.airalo.example',
       checkWebhookOnOptIn: options.checkWebhookOnOptIn ?? true,
       rateLimits: { ...AIRALO_RATE_LIMITS, ...options.rateLimits },
+      refundReview: options.refundReview ?? 'manual',
     },
     catalogue,
     packages: packageIndex(catalogue),
@@ -62,6 +75,9 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
       return sim ? { ...structuredClone(sim), usage: usageBody(ctx, sim) } : undefined;
     },
     state: () => structuredClone(ctx.state),
+    refunds: () => structuredClone(ctx.state.refunds),
+    approveRefund: (refundId) => settle(() => approveRefund(ctx, refundId)),
+    rejectRefund: (refundId) => settle(() => rejectRefund(ctx, refundId)),
   };
   const app = createAiraloApp(ctx, control, runtime.checks);
   const { server, close } = await runtime.serve(app);

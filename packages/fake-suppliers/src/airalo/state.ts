@@ -39,12 +39,22 @@ export interface AiraloSim {
   recycled_at?: number;
 }
 
+/** Airalo's support team reviews every refund request by hand: pending until a person decides. */
+export type AiraloRefundStatus = 'pending' | 'approved' | 'rejected';
+
 export interface AiraloRefund {
   refund_id: string;
   created_at: string;
   iccids: string[];
   reason: string;
   notes?: string;
+  status: AiraloRefundStatus;
+  /** When the review decided ("Y-m-d H:i:s"). */
+  decided_at?: string;
+  /** Approved: the eSIMs credited (those still unused and not yet refunded at approval). */
+  refunded_iccids?: string[];
+  /** Approved: the credit added to the balance, in USD (the net prices of `refunded_iccids`). */
+  credited?: number;
 }
 
 export interface AiraloNotification {
@@ -78,6 +88,15 @@ export function freshAiraloState(balance: number): AiraloState {
     notifications: [],
     refunds: [],
   };
+}
+
+/**
+ * A state kept by an older fake (refunds without a status) as this one reads it: those refunds
+ * were approved the moment they were asked for.
+ */
+export function upgradeAiraloState(state: AiraloState): AiraloState {
+  for (const refund of state.refunds as (Omit<AiraloRefund, 'status'> & { status?: AiraloRefundStatus })[]) refund.status ??= 'approved';
+  return state;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
