@@ -36,7 +36,7 @@ export function createAiraloApp(ctx: AiraloContext, control: AiraloControl, chec
   api.use(...bodyParsers());
   api.use(exchangeMiddleware({ validator: airaloValidator(), recorder: ctx.recorder, checkRequests: checks.requests, checkResponses: checks.responses }));
   api.use(
-    faultMiddleware(ctx.faults, (status, res) =>
+    faultMiddleware(ctx.faults, ctx.timers, (status, res) =>
       status === 429 ? tooManyAttempts(res, { limit: 0, resetAt: ctx.clock.now() + 1000 }, ctx.clock.now()) : serverError(res, status),
     ),
   );

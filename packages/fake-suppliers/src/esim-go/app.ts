@@ -59,7 +59,7 @@ export function createEsimGoApp(ctx: EsimGoContext, control: EsimGoControl, chec
   const api = express.Router();
   api.use(...bodyParsers());
   api.use(exchangeMiddleware({ validator: esimGoValidator(), recorder: ctx.recorder, checkRequests: checks.requests, checkResponses: checks.responses }));
-  api.use(faultMiddleware(ctx.faults, (status, res) => (status === 429 ? rateLimitExceeded(res) : serverError(res, status))));
+  api.use(faultMiddleware(ctx.faults, ctx.timers, (status, res) => (status === 429 ? rateLimitExceeded(res) : serverError(res, status))));
   api.use(rateLimit(ctx));
   api.use(requireApiKey(ctx));
   catalogueRoutes(ctx, api);

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { Timers } from './timers.ts';
 
 /** Faults a test puts on a fake. `down` is handled by the server (no listener at all). */
 export type Fault =
@@ -20,10 +21,11 @@ export interface FaultState {
 
 /**
  * Applies the slow, late and status faults to every vendor request (never to the control routes):
- * waits `delayMs`, then answers the vendor's own error for the injected status while any remain;
- * with `lateMs`, whatever the answer is, it leaves that long after it was made.
+ * waits `delayMs` before the request is handled at all (a purchase is made only then, whether or
+ * not the caller still waits), then answers the vendor's own error for the injected status while
+ * any remain; with `lateMs`, whatever the answer is, it leaves that long after it was made.
  */
-export function faultMiddleware(state: FaultState, answer: (status: number, res: Response) => void) {
+export function faultMiddleware(state: FaultState, timers: Timers, answer: (status: number, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (state.lateMs > 0) holdAnswer(res, state.lateMs);
     const proceed = () => {
@@ -36,7 +38,7 @@ export function faultMiddleware(state: FaultState, answer: (status: number, res:
       }
       next();
     };
-    if (state.delayMs > 0) setTimeout(proceed, state.delayMs);
+    if (state.delayMs > 0) timers.after(state.delayMs, proceed);
     else proceed();
   };
 }

@@ -8,6 +8,7 @@ import { JsonFileStore } from './persistence.ts';
 import { FixedWindowLimiter } from './rate-limiter.ts';
 import { Recorder } from './recorder.ts';
 import { FakeServer } from './server.ts';
+import { Timers } from './timers.ts';
 
 /** What every route and control operation of a fake shares, whatever the vendor. */
 export interface CommonContext<S> {
@@ -17,6 +18,8 @@ export interface CommonContext<S> {
   limiter: FixedWindowLimiter;
   sender: CallbackSender;
   faults: FaultState;
+  /** Work done later (slowed requests, orders still processing), cancelled when the fake closes. */
+  timers: Timers;
   /** The fake's own origin, e.g. https://127.0.0.1:4321. */
   origin(): string;
   /** Persists the state (no-op without a state file). */
@@ -35,6 +38,7 @@ export function fakeRuntime<S>(options: CommonFakeOptions, fresh: () => S) {
     limiter: new FixedWindowLimiter(),
     sender: { enabled: options.callbacks ?? true, timeoutMs: options.callbackTimeoutMs ?? 5000 },
     faults: { delayMs: 0, lateMs: 0 },
+    timers: new Timers(),
     origin: () => listener.server!.origin,
     save: () => store.save(context.state),
   };
@@ -58,6 +62,7 @@ export function fakeRuntime<S>(options: CommonFakeOptions, fresh: () => S) {
         server,
         close: async () => {
           stop();
+          context.timers.cancelAll();
           await server.close();
         },
       };
