@@ -136,5 +136,9 @@ describe('the validators built from them', () => {
     expect(
       esimGo.checkResponse({ method: 'GET', path: '/v2.4/esims/1/history', status: 200, contentType: 'application/json', body: [{ name: 1 }] })[0],
     ).toContain('name');
+    // EG-11: POST /orders declares its 503 "Processing" text/plain; the JSON message is read against its schema.
+    const processing = (body: unknown) => esimGo.checkResponse({ method: 'POST', path: '/v2.4/orders', status: 503, contentType: 'application/json', body });
+    expect(processing({ message: 'Processing' })).toEqual([]);
+    expect(processing({ message: 503 })[0]).toContain('message');
   });
 });

@@ -60,6 +60,11 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
   };
   const control: AiraloControl = {
     ...runtime.control,
+    // Airalo documents no "come back later" answer to an order; a test setting one must hear so.
+    fault: (fault) =>
+      fault.kind === 'processing'
+        ? Promise.reject(new Error("Airalo documents no 503 Processing answer: the 'processing' fault is eSIM Go's"))
+        : runtime.control.fault(fault),
     install: (iccid) => settle(() => installSim(ctx, iccid)),
     attach: (iccid) => settle(() => attachSim(ctx, iccid)),
     useData: (iccid, bytes) => useData(ctx, iccid, bytes),

@@ -100,4 +100,13 @@ export const ESIM_GO_DEVIATIONS: Deviation[] = [
     status: 400,
     mediaType: { from: 'application/json', to: 'text/plain' },
   },
+  {
+    id: 'EG-11',
+    why: '503 "Processing" declared text/plain on POST /orders (JSON on the other endpoints); every eSIM Go error is JSON {"message"}',
+    method: 'POST',
+    path: '/orders',
+    target: 'response',
+    status: 503,
+    mediaType: { from: 'application/json', to: 'text/plain' },
+  },
 ];

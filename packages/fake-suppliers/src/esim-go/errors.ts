@@ -34,3 +34,11 @@ export function serverError(res: Response, status: number): void {
   if (status === 503) res.set('Retry-After', '1');
   res.status(status).json({ message: status === 503 ? 'Processing - Please come back later' : 'Server Error' });
 }
+
+/**
+ * The documents' 503 "Processing - Please come back later or use the *Retry-After* (seconds)
+ * header": the order was taken and is not done yet (the `processing` fault).
+ */
+export function stillProcessing(res: Response, retryAfterSeconds: number): void {
+  res.status(503).set('Retry-After', String(retryAfterSeconds)).json({ message: 'Processing' });
+}

@@ -8,7 +8,7 @@ import { ESIM_GO_FILTER_COLUMNS } from './deviations.ts';
 import { badRequest, failure, notAccessible } from './errors.ts';
 import { isoTime, recordHistory } from './lifecycle.ts';
 import { bundlesBody, esimDetails, installDetails, listedEsim, round } from './presenters.ts';
-import { applyBundle, newEsim } from './routes-orders.ts';
+import { applyBundle, newEsim } from './orders.ts';
 import type { EsimGoAssignment, EsimGoEsim } from './state.ts';
 
 const UNUSED: EsimGoAssignment['state'][] = ['processing', 'queued'];

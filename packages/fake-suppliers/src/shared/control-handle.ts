@@ -1,6 +1,6 @@
 import type { CallbackSender } from './callbacks.ts';
 import type { FakeControl } from './control.ts';
-import type { FaultState } from './faults.ts';
+import { processingFault, type FaultState } from './faults.ts';
 import type { FixedWindowLimiter } from './rate-limiter.ts';
 import type { Recorder } from './recorder.ts';
 import type { FakeServer } from './server.ts';
@@ -30,13 +30,18 @@ export function commonControl({ listener, faults, recorder, limiter, sender }: C
         if (fault.forMs) downTimer = setTimeout(() => void listener.server!.comeUp(), fault.forMs);
       } else if (fault.kind === 'slow') faults.delayMs = fault.delayMs;
       else if (fault.kind === 'late') faults.lateMs = fault.delayMs;
-      else faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
+      else if (fault.kind === 'status') faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
+      else if (fault.kind === 'processing') faults.processing = processingFault(fault);
+      // A fault set over HTTP can name anything; one the fake does not know must not pass for set.
+      else throw new Error(`unknown fault kind ${JSON.stringify((fault as { kind?: unknown }).kind)}`);
     },
+    /** Stops the faults; work already taken on (an order still processing) is still done. */
     clearFaults: async () => {
       clearTimeout(downTimer);
       faults.delayMs = 0;
       faults.lateMs = 0;
       faults.status = undefined;
+      faults.processing = undefined;
       await listener.server!.comeUp();
     },
     counters: () => structuredClone(recorder.counters),

@@ -10,13 +10,43 @@ export type Fault =
    * window where the vendor has acted and the caller does not know it yet.
    */
   | { kind: 'late'; delayMs: number }
-  | { kind: 'status'; status: 429 | 500 | 502 | 503 | 504; count?: number };
+  | { kind: 'status'; status: 429 | 500 | 502 | 503 | 504; count?: number }
+  /**
+   * eSIM Go only (its documented 503 "Processing", `Retry-After` seconds): a valid transaction
+   * order is taken and answered 503, and made `completeAfterMs` later (0, the default: at once;
+   * negative: never); `count` orders get it (default: every one). The Airalo fake refuses it.
+   */
+  | { kind: 'processing'; retryAfterSeconds?: number; completeAfterMs?: number; count?: number };
+
+export interface ProcessingFault {
+  retryAfterSeconds: number;
+  completeAfterMs: number;
+}
 
 export interface FaultState {
   delayMs: number;
   /** How long each answer is held after the request was done (the `late` fault). */
   lateMs: number;
   status?: { status: number; remaining: number };
+  processing?: ProcessingFault & { remaining: number };
+}
+
+/** The processing fault as set, with its defaults; throws on a value no test means. */
+export function processingFault(fault: Extract<Fault, { kind: 'processing' }>): FaultState['processing'] {
+  const { retryAfterSeconds = 1, completeAfterMs = 0, count = Number.POSITIVE_INFINITY } = fault;
+  if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 0) throw new Error('retryAfterSeconds must be a whole number of seconds');
+  if (typeof completeAfterMs !== 'number' || Number.isNaN(completeAfterMs)) throw new Error('completeAfterMs must be a number');
+  if (count !== Number.POSITIVE_INFINITY && (!Number.isInteger(count) || count < 1)) throw new Error('count must be a positive whole number');
+  return { retryAfterSeconds, completeAfterMs, remaining: count };
+}
+
+/** Uses up one order's worth of the processing fault, if one is set. */
+export function takeProcessing(state: FaultState): ProcessingFault | undefined {
+  const processing = state.processing;
+  if (!processing) return undefined;
+  processing.remaining -= 1;
+  if (processing.remaining <= 0) state.processing = undefined;
+  return { retryAfterSeconds: processing.retryAfterSeconds, completeAfterMs: processing.completeAfterMs };
 }
 
 /**
