@@ -108,8 +108,9 @@ export function orderRoutes(ctx: AiraloContext, router: Router): void {
     }
     const id = requestId();
     res.status(202).json({ data: { request_id: id, accepted_at: airaloDateTime(ctx.clock.now()) }, meta: { message: 'success' } });
-    // The order's details arrive on the webhook: the regular order answer plus `request_id`.
-    setImmediate(() => {
+    // The order is made after the 202 and its details arrive on the webhook: the regular order
+    // answer plus `request_id`.
+    ctx.timers.after(0, () => {
       const order = placeOrder(ctx, input, id);
       void sendAiraloWebhook(ctx, webhookUrl, { data: { ...createdOrderBody(ctx, order), request_id: id }, meta: { message: 'success' } });
     });
