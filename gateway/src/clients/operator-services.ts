@@ -6,7 +6,9 @@ import {
   internalInventoryReleasesContract,
   isApiError,
   type AccountSettings,
+  type BalanceTransaction,
   type List,
+  type Refund,
   type SupplierRelease,
 } from '@connectivity/contracts';
 import { createInternalClient, errorMessage, UpstreamFailure, type InternalClient } from '@connectivity/platform';
@@ -14,6 +16,7 @@ import type { z } from 'zod';
 
 type SettingsChange = z.input<typeof internalAccountsContract.putAccountSettings.body>;
 type ReleasesQuery = z.input<typeof internalInventoryReleasesContract.listSupplierReleases.query>;
+type Credit = z.input<typeof internalAccountsContract.creditAccount.body>;
 
 /**
  * The operator's calls the admin API passes on to the service that owns the setting or the
@@ -26,6 +29,10 @@ export interface OperatorServices {
   putLiveOrdering(accountId: string, enabled: boolean, requestId: string): Promise<boolean>;
   listSupplierReleases(query: ReleasesQuery, requestId: string): Promise<List<SupplierRelease>>;
   retrySupplierRelease(releaseId: string, requestId: string): Promise<SupplierRelease>;
+  /** Money added to the live balance (a `credit`). */
+  creditAccount(accountId: string, credit: Credit, requestId: string): Promise<BalanceTransaction>;
+  /** A vendor's decision on a refund it reviews, recorded from its notice. */
+  settleRefund(refundId: string, status: 'succeeded' | 'failed', requestId: string): Promise<Refund>;
 }
 
 export interface OperatorServicesOptions {
@@ -60,6 +67,10 @@ export function createOperatorServices(options: OperatorServicesOptions): Operat
       passedOn(inventory, () => inventory.call(internalInventoryReleasesContract.listSupplierReleases, { query, headers: headers(requestId) })),
     retrySupplierRelease: (releaseId, requestId) =>
       passedOn(inventory, () => inventory.call(internalInventoryReleasesContract.retrySupplierRelease, { params: { releaseId }, headers: headers(requestId) })),
+    creditAccount: (accountId, credit, requestId) =>
+      passedOn(inventory, () => inventory.call(internalAccountsContract.creditAccount, { params: { accountId }, body: credit, headers: headers(requestId) })),
+    settleRefund: (refundId, status, requestId) =>
+      passedOn(inventory, () => inventory.call(internalAccountsContract.settleRefund, { params: { refundId }, body: { status }, headers: headers(requestId) })),
   };
 }
 

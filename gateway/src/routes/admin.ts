@@ -48,6 +48,10 @@ export function adminRouter(deps: AdminRouteDeps) {
         };
       },
       getAccount: async ({ params }) => ({ status: 200, body: await viewAccount(knex, params.accountId) }),
+      creditAccount: async ({ params, body, res }) => {
+        await viewAccount(knex, params.accountId);
+        return { status: 201, body: await services.creditAccount(params.accountId, body, requestIdOf(res)) };
+      },
       updateAccount: async ({ params, body, res }) => ({ status: 200, body: await updateAccount(deps, params.accountId, body, requestIdOf(res)) }),
       issueKey: async ({ params, body }) => {
         if (body.throwaway) {
@@ -76,6 +80,10 @@ export function adminRouter(deps: AdminRouteDeps) {
         deps.keysChanged({ keyIds: [revoked.id] });
         return { status: 200, body: revoked };
       },
+    },
+    // Owned by inventory (the ledger): validated here, answered there.
+    refunds: {
+      settleRefund: async ({ params, body, res }) => ({ status: 200, body: await services.settleRefund(params.refundId, body.status, requestIdOf(res)) }),
     },
     // Owned by inventory (its worker terminates the profiles): validated here, answered there.
     supplierReleases: {

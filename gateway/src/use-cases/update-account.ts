@@ -9,6 +9,7 @@ export interface AccountChange {
   rate_limit_per_minute?: number | null | undefined;
   verified?: boolean | undefined;
   live_balance_cents?: number | undefined;
+  low_balance_threshold_cents?: number | null | undefined;
   live_ordering?: boolean | undefined;
 }
 
@@ -21,7 +22,8 @@ export interface UpdateAccountDeps {
 
 /**
  * The operator's change of an account's settings, each where it lives: the rate-limit budget
- * here, verification and the live balance in inventory, the live-ordering switch in catalogue.
+ * here, verification, the live balance (set as an `adjustment`) and its low-balance threshold in
+ * inventory, the live-ordering switch in catalogue.
  * Absent fields keep their value; what a service did not change is null in the answer.
  */
 export async function updateAccount(deps: UpdateAccountDeps, accountId: string, change: AccountChange, requestId: string): Promise<UpdatedAccount> {
@@ -32,8 +34,12 @@ export async function updateAccount(deps: UpdateAccountDeps, accountId: string, 
     deps.keysChanged({ accountId });
   }
   let settings: AccountSettings | null = null;
-  if (change.verified !== undefined || change.live_balance_cents !== undefined) {
-    settings = await deps.services.putAccountSettings(accountId, { verified: change.verified, live_balance_cents: change.live_balance_cents }, requestId);
+  if (change.verified !== undefined || change.live_balance_cents !== undefined || change.low_balance_threshold_cents !== undefined) {
+    settings = await deps.services.putAccountSettings(
+      accountId,
+      { verified: change.verified, live_balance_cents: change.live_balance_cents, low_balance_threshold_cents: change.low_balance_threshold_cents },
+      requestId,
+    );
   }
   const liveOrdering = change.live_ordering === undefined ? null : await deps.services.putLiveOrdering(accountId, change.live_ordering, requestId);
   return { ...(await viewAccount(knex, accountId)), settings, live_ordering: liveOrdering };

@@ -24,6 +24,7 @@ export type Args = {
     'forward-to'?: string;
     events?: string;
     secret?: string;
+    description?: string;
   };
 };
 

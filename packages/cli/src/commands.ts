@@ -5,6 +5,7 @@ import { json, need, type Args, type Command } from './command.ts';
 import { EVENT_COMMANDS } from './event-commands.ts';
 import { LISTEN_COMMANDS } from './listen/listen-command.ts';
 import { LOG_COMMANDS } from './log-commands.ts';
+import { MONEY_COMMANDS } from './money-commands.ts';
 import { RELEASE_COMMANDS } from './release-commands.ts';
 import { TRIGGER_COMMANDS } from './trigger-command.ts';
 
@@ -103,7 +104,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   'account balance': {
     usage: 'account balance <account_id> <cents> [--json]',
-    summary: 'Set the live balance, in US cents.',
+    summary: 'Set the available live balance, in US cents (the difference is recorded as an `adjustment` balance transaction).',
     async run(ctx, args, out) {
       const client = await ctx.admin();
       const raw = need(args, 3, 'balance in cents');
@@ -158,6 +159,7 @@ export const COMMANDS: Record<string, Command> = {
       out.log(`Rate limit of ${need(args, 2, 'account id')}: ${raw}.`);
     },
   },
+  ...MONEY_COMMANDS,
   ...RELEASE_COMMANDS,
   ...LOG_COMMANDS,
   ...EVENT_COMMANDS,
@@ -194,6 +196,7 @@ export function parseCommand(argv: string[]): { command: Command; args: Args } |
       'forward-to': { type: 'string' },
       events: { type: 'string' },
       secret: { type: 'string' },
+      description: { type: 'string' },
     },
   });
   // Two words name most commands (`account create`), one word the rest (`trigger <type>`, `listen`).

@@ -29,12 +29,15 @@ export * from './schemas/error-code.ts';
 export * from './schemas/replay.ts';
 export * from './schemas/test-clock.ts';
 export * from './schemas/request-log.ts';
+export * from './schemas/balance.ts';
+export * from './schemas/refund.ts';
 
 export * from './headers.ts';
 
 export * from './routes/metadata.ts';
 export * from './routes/params.ts';
 export * from './routes/esim.ts';
+export * from './routes/balance.ts';
 export * from './routes/events.ts';
 export * from './routes/request-logs.ts';
 export * from './routes/test-helpers.ts';

@@ -15,6 +15,23 @@ const SPEC_EVENT_TYPES = [
   'api_key.revoked',
 ];
 
+/** Added since the specification (DECISIONS.md "Turn 4 additions"), after its nine. */
+const ADDED_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed', 'balance.low'];
+
+const refund = {
+  object: 'refund',
+  id: 're_01m7q5dqbb7ct2kdy8s4wa5n1f',
+  esim: 'esim_01m7q5dk9b2sg4h7wzv1x3yq8n',
+  order: 'ord_01m7q5dmm6ahq0ycbn8f4r2kte',
+  amount_cents: 1799,
+  currency: 'USD',
+  status: 'pending',
+  reason: 'esim_cancelled',
+  failure_reason: null,
+  created_at: 1_795_000_000,
+  updated_at: 1_795_000_000,
+};
+
 const SAMPLE_DATA: Record<EventType, unknown> = {
   'esim.released': { object: { ...esim, state: 'released' }, previous_state: null },
   'esim.installed': { object: { ...esim, state: 'installed' }, previous_state: 'released' },
@@ -30,12 +47,27 @@ const SAMPLE_DATA: Record<EventType, unknown> = {
   'api_key.issued': { object: apiKey },
   'api_key.first_used': { object: { ...apiKey, last_used_at: apiKey.created_at + 5 } },
   'api_key.revoked': { object: { ...apiKey, status: 'revoked', revoked_at: apiKey.created_at + 99 } },
+  'refund.created': { object: refund },
+  'refund.succeeded': { object: { ...refund, status: 'succeeded' } },
+  'refund.failed': { object: { ...refund, status: 'failed', failure_reason: 'supplier_rejected' } },
+  'balance.low': {
+    object: {
+      object: 'balance',
+      environment: 'live',
+      available_cents: 900,
+      pending_cents: 0,
+      currency: 'USD',
+      low_balance_threshold_cents: 1000,
+      simulated: false,
+    },
+    threshold_cents: 1000,
+  },
 };
 
 describe('event catalogue', () => {
-  it('holds the 9 event types of the specification', () => {
-    expect(EVENT_TYPES).toEqual(SPEC_EVENT_TYPES);
-    expect(Object.keys(EVENT_CATALOGUE)).toEqual(SPEC_EVENT_TYPES);
+  it('holds the 9 event types of the specification, in its order, then the ones added since', () => {
+    expect(EVENT_TYPES).toEqual([...SPEC_EVENT_TYPES, ...ADDED_EVENT_TYPES]);
+    expect(Object.keys(EVENT_CATALOGUE)).toEqual([...SPEC_EVENT_TYPES, ...ADDED_EVENT_TYPES]);
   });
 
   it.each(EVENT_TYPES)('%s: its data schema accepts a realistic sample, inside a valid envelope', (type) => {
@@ -94,7 +126,7 @@ describe('event catalogue', () => {
 
   it('serves event_type items with a plain JSON Schema of data', () => {
     const items = eventTypeItems();
-    expect(items.map((item) => item.type)).toEqual(SPEC_EVENT_TYPES);
+    expect(items.map((item) => item.type)).toEqual([...SPEC_EVENT_TYPES, ...ADDED_EVENT_TYPES]);
     for (const item of items) {
       expect(eventTypeItemSchema.parse(item)).toEqual(item);
       expect(JSON.stringify(item.data_schema)).not.toContain('nullable');

@@ -30,6 +30,7 @@ beforeAll(async () => {
             });
             return Promise.resolve({ status: 200 as const, body: { reports: [] } });
           },
+          listVendorOrders: () => Promise.resolve({ status: 200 as const, body: { orders: [], next_page: null } }),
         }),
         express,
         systemRouteOptions,

@@ -83,7 +83,16 @@ describe('verifyWebhook', () => {
         break;
       default:
         expectTypeOf(verified.type).toEqualTypeOf<
-          'esim.installed' | 'esim.activated' | 'esim.suspended' | 'esim.expired' | 'api_key.issued' | 'api_key.first_used'
+          | 'esim.installed'
+          | 'esim.activated'
+          | 'esim.suspended'
+          | 'esim.expired'
+          | 'api_key.issued'
+          | 'api_key.first_used'
+          | 'refund.created'
+          | 'refund.succeeded'
+          | 'refund.failed'
+          | 'balance.low'
         >();
     }
     expect(seen).toEqual([80, esimFixture(1).iccid]);

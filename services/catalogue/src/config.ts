@@ -32,6 +32,17 @@ export const configSchema = serviceConfigSchema(8081).extend({
   SUPPLIER_CATALOGUE_TTL_MS: z.coerce.number().int().min(0).default(300_000),
   /** While the vendor cannot be read, a copy up to this old is still sold from; older: 503. */
   SUPPLIER_CATALOGUE_MAX_STALE_MS: z.coerce.number().int().min(0).default(1_800_000),
+  /**
+   * How long the vendor may take to make an order whose answer we do not have (its worst case:
+   * eSIM Go's "allow up to 10 minutes"): no second purchase for that order before (record 0159).
+   */
+  SUPPLIER_ORDER_SETTLE_MS: positiveInt(600_000),
+  /** Calls one account may have waiting for room under a vendor rate limit; more fail at once (record 0162). */
+  SUPPLIER_MAX_QUEUED_PER_ACCOUNT: positiveInt(20),
+  /** Where Airalo sends an async order's webhook (our public `/hooks/airalo`); unset: every order is placed synchronously. */
+  AIRALO_WEBHOOK_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
+  /** Orders of at least this many eSIMs go through Airalo's orders-async (record 0159). */
+  AIRALO_ASYNC_FROM_QUANTITY: positiveInt(5),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -22,6 +22,7 @@ export function createContext(runtime: ServiceRuntime, config: Config): Catalogu
     knex: runtime.db.knex,
     bundles,
     suppliers: { test: createSimulatedSupplier(bundles), live },
+    marginPercent: config.SUPPLIER_MARGIN_PERCENT,
     cursors: createCursorCodec(config.CURSOR_SECRET),
   };
 }

@@ -104,7 +104,11 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
       env: { SUPPLIER_TIMEOUT_MS: '300', SUPPLIER_RETRIES: '0', SUPPLIER_BREAKER_THRESHOLD: '2' },
     });
     if (vendorCase.vendor === 'airalo') await optInToAiralo(h.supplier as AiraloFake, receiver.url);
-    else (h.supplier as EsimGoFake).control.setCallbackUrl(receiver.url);
+    else {
+      (h.supplier as EsimGoFake).control.setCallbackUrl(receiver.url);
+      // Refunds are off at eSIM Go until the account manager turns them on; these tests are about refunding.
+      (h.supplier as EsimGoFake).control.setRefundsEnabled(true);
+    }
     await fake().control.resetObservations();
   });
   afterAll(async () => {
@@ -278,26 +282,46 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     }
   });
 
-  it('cancels an unused eSIM with a refund, again without harm, and one in use where the vendor can', async () => {
-    const [unused, inUse] = (await order(2)).body.profiles as { iccid: string }[];
-    const balanceBefore =
-      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
+  const vendorBalance = () =>
+    vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
+  const refundStatus = (iccid: string) => request(h.app).get(`/internal/supply/refunds/${iccid}`).set(headersFor(live));
+  /** Airalo's support approves every pending refund request (its review is by hand). */
+  const approvePendingRefunds = async () => {
+    if (vendorCase.vendor !== 'airalo') return;
+    const control = (fake() as AiraloFake).control;
+    for (const refund of control.refunds().filter((r) => r.status === 'pending')) await control.approveRefund(refund.refund_id);
+  };
+
+  it('cancels an unused eSIM with a refund (at once at eSIM Go, after review at Airalo), again without harm, and one in use where the vendor can', async () => {
+    // Orders of one: Airalo tells a refund only by its order's status (record 0158).
+    const [unused] = (await order(1)).body.profiles as { iccid: string }[];
+    const [inUse] = (await order(1)).body.profiles as { iccid: string }[];
+    const balanceBefore = vendorBalance();
     const cancelled = await act(unused!.iccid, 'terminate');
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toEqual({ iccid: unused!.iccid, status: 'terminated' });
-    const balanceAfter =
-      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
+    if (vendorCase.vendor === 'airalo') {
+      expect(cancelled.body).toEqual({ iccid: unused!.iccid, status: 'terminated', refund: 'requested', vendor_refund_id: expect.any(String) });
+      // Nothing comes back before Airalo's support approves it.
+      expect(vendorBalance()).toBeCloseTo(balanceBefore, 2);
+      expect((await refundStatus(unused!.iccid)).body).toEqual({ iccid: unused!.iccid, status: 'pending' });
+      await approvePendingRefunds();
+      expect((await refundStatus(unused!.iccid)).body).toEqual({ iccid: unused!.iccid, status: 'succeeded' });
+    } else {
+      expect(cancelled.body).toEqual({ iccid: unused!.iccid, status: 'terminated', refund: 'refunded', vendor_refund_id: null });
+    }
+    const balanceAfter = vendorBalance();
     expect(balanceAfter).toBeCloseTo(balanceBefore + vendorCase.bundle.costCents / 100, 2);
     expect((await act(unused!.iccid, 'terminate')).status).toBe(200);
+    await approvePendingRefunds();
     // Refunded once, whatever the repeats.
-    const balanceAgain =
-      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
-    expect(balanceAgain).toBeCloseTo(balanceAfter, 2);
+    expect(vendorBalance()).toBeCloseTo(balanceAfter, 2);
 
     await fake().control.attach(vendorIccid(inUse!.iccid));
     const res = await act(inUse!.iccid, 'terminate');
     if (vendorCase.cancelsInUse) {
       expect(res.status).toBe(200);
+      // In use: ended, with nothing to refund.
+      expect(res.body).toMatchObject({ refund: 'none' });
       expect((await report(inUse!.iccid)).body).toMatchObject({ state: 'expired', expired_reason: 'cancelled' });
     } else {
       expect(res.status).toBe(409);
@@ -305,17 +329,27 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     }
   });
 
+  it('tells a refund of one eSIM of a larger order apart only where the vendor says which (Airalo: "partially refunded" does not)', async () => {
+    const [first, second] = (await order(2)).body.profiles as { iccid: string }[];
+    expect((await act(first!.iccid, 'terminate')).status).toBe(200);
+    await approvePendingRefunds();
+    const status = (await refundStatus(first!.iccid)).body.status as string;
+    // eSIM Go refunded it at once; at Airalo the order is partially refunded, which names no eSIM: the operator settles it.
+    expect(status).toBe(vendorCase.vendor === 'airalo' ? 'pending' : 'succeeded');
+    expect(second).toBeDefined();
+  });
+
   it('takes two cancels of one eSIM at once as done, refunding it once', async () => {
     const [profile] = (await order(1)).body.profiles as { iccid: string }[];
-    const balanceOf = () =>
-      vendorCase.vendor === 'airalo' ? (fake() as AiraloFake).control.state().balance : (fake() as EsimGoFake).control.state().organisation.balance;
-    const before = balanceOf();
+    const before = vendorBalance();
     // Slowed, both read the eSIM unused before either ends it; the second then finds it ended.
     await fake().control.fault({ kind: 'slow', delayMs: 200 });
     const answers = await Promise.all([act(profile!.iccid, 'terminate'), act(profile!.iccid, 'terminate')]);
     await fake().control.clearFaults();
-    for (const res of answers) expect(res.body, JSON.stringify(res.body)).toEqual({ iccid: profile!.iccid, status: 'terminated' });
-    expect(balanceOf()).toBeCloseTo(before + vendorCase.bundle.costCents / 100, 2);
+    for (const res of answers) expect(res.body, JSON.stringify(res.body)).toMatchObject({ iccid: profile!.iccid, status: 'terminated' });
+    if (vendorCase.vendor === 'esim-go') expect(answers.map((res) => res.body.refund as string).sort()).toEqual(['none', 'refunded']);
+    await approvePendingRefunds();
+    expect(vendorBalance()).toBeCloseTo(before + vendorCase.bundle.costCents / 100, 2);
   });
 
   it('answers within the timeout with our error object when the vendor is slow, and buys nothing twice', async () => {
@@ -326,8 +360,9 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     expect(listed.body.error).toMatchObject({ type: 'supplier', code: 'supplier_unavailable' });
     const ref = nextReference();
     const ordered = await order(1, ref, vendorCase.bundle.name, fragile);
-    expect(ordered.status).toBe(503);
-    expect(ordered.body.error.code).toBe('supplier_refused');
+    // The purchase was sent and its answer never came: in doubt, never bought again (record 0159).
+    expect(ordered.status).toBe(202);
+    expect(ordered.body).toMatchObject({ outcome: 'in_doubt' });
     expect(JSON.stringify(ordered.body)).not.toMatch(/Server Error|Processing|Too Many|airalo|esim-go/i);
     expect(Date.now() - started).toBeLessThan(2_000);
     await fake().control.clearFaults();
@@ -344,7 +379,8 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     for (let i = 0; i < 2; i += 1) {
       const res = await order(1, nextReference(), vendorCase.bundle.name, fragile);
       expect(res.status).toBe(503);
-      expect(res.body.error.code).toBe('supplier_refused');
+      expect(res.body.error.code).toBe('supplier_unavailable');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     const calls = () => Object.values(fake().control.counters().calls).reduce((sum, n) => sum + n, 0);
     const before = calls();
@@ -365,7 +401,9 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('supplier_unavailable');
     const ordered = await order(1);
-    expect(ordered.body.error.code).toBe('supplier_refused');
+    // Never sent: nothing bought, nothing in doubt.
+    expect(ordered.status).toBe(503);
+    expect(ordered.body.error.code).toBe('supplier_unavailable');
     await fake().control.clearFaults();
   });
 });

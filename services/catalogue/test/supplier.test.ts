@@ -167,14 +167,34 @@ describe('POST /internal/supply/orders', () => {
     expect(h.supplier.control.counters()).toMatchObject({ purchases: 1, esimsSold: 2 });
   });
 
-  it('answers 503 supplier_refused when the supplier says no or is down', async () => {
-    for (const status of [503, 429] as const) {
-      await h.supplier.control.fault({ kind: 'status', status, count: 1 });
-      const res = await order({ reference: `ord_${status}`, bundle: LIVE_BUNDLE, quantity: 1 }, live);
+  it('answers in doubt when the vendor answered the purchase with a 5xx, and 503 supplier_unavailable when it would not start (429)', async () => {
+    await h.supplier.control.fault({ kind: 'status', status: 503, count: 1 });
+    const doubtful = await order({ reference: 'ord_503', bundle: LIVE_BUNDLE, quantity: 1 }, live);
+    expect(doubtful.status).toBe(202);
+    expect(doubtful.body).toMatchObject({ outcome: 'in_doubt', vendor_request_id: null });
+    expect(doubtful.body.retry_after_seconds).toBeGreaterThanOrEqual(1);
+    expect(doubtful.body.settles_within_seconds).toBeGreaterThanOrEqual(1);
+    await h.supplier.control.fault({ kind: 'status', status: 429, count: 1 });
+    const refused = await order({ reference: 'ord_429', bundle: LIVE_BUNDLE, quantity: 1 }, live);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ type: 'supplier', code: 'supplier_unavailable' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(h.supplier.control.counters().purchases).toBe(0);
+  });
+
+  it('answers 503 supplier_refused where the vendor says no', async () => {
+    const poor = await startEsimGoFake({ balance: 0 });
+    const broke = await startCatalogue({ supplier: poor, sharing: h });
+    try {
+      const res = await order({ reference: 'ord_poor', bundle: LIVE_BUNDLE, quantity: 1 }, live, broke);
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ type: 'supplier', code: 'supplier_refused' });
+      expect(poor.control.counters().purchases).toBe(0);
+      assertNoViolations(poor);
+    } finally {
+      await broke.close();
+      await poor.close();
     }
-    expect(h.supplier.control.counters().purchases).toBe(0);
   });
 
   it('answers 503 supplier_refused until a supplier is configured', async () => {

@@ -17,6 +17,7 @@ import {
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
+import { balanceRouter } from './routes/balance.ts';
 import { esimRouter } from './routes/esims.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
@@ -39,10 +40,21 @@ export function createApp(context: InventoryContext): Express {
     routes: (app) => {
       createExpressEndpoints(
         contract.esim,
-        esimRouter({ knex, catalogue, logger, cursors, orders, intentCheckAfterMs: config.PURCHASE_INTENT_CHECK_AFTER_MS }),
+        esimRouter({
+          knex,
+          catalogue,
+          logger,
+          cursors,
+          orders,
+          intentCheckAfterMs: config.PURCHASE_INTENT_CHECK_AFTER_MS,
+          maxLiveInFlight: config.LIVE_ORDERS_IN_FLIGHT_PER_ACCOUNT,
+          purchaseInDoubtMs: config.PURCHASE_IN_DOUBT_MS,
+          refundCheckAfterMs: config.REFUND_CHECK_AFTER_MS,
+        }),
         app,
         tsRestOptions,
       );
+      createExpressEndpoints(contract.balance, balanceRouter({ knex, cursors }), app, tsRestOptions);
       createExpressEndpoints(contract.testClocks, testClockRouter({ knex, logger, cursors }), app, tsRestOptions);
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);

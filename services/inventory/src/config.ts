@@ -33,6 +33,24 @@ export const configSchema = serviceConfigSchema(8082).extend({
   /** How long a live purchase is left to its request and retries before it is settled (record 0152). */
   PURCHASE_INTENT_CHECK_AFTER_MS: positiveInt(600_000),
   PURCHASE_INTENT_POLL_INTERVAL_MS: positiveInt(60_000),
+  /**
+   * How long a purchase call that may have reached the vendor keeps its order in doubt when the vendor
+   * has said nothing better (record 0159): no second purchase before, unless its order is found.
+   */
+  PURCHASE_IN_DOUBT_MS: positiveInt(600_000),
+  /** Live purchases in flight per account at most; one more is 429 (record 0162). */
+  LIVE_ORDERS_IN_FLIGHT_PER_ACCOUNT: positiveInt(10),
+  /** When a refund the vendor reviews (Airalo) is first looked at, and how often the refund worker runs (record 0158). */
+  REFUND_CHECK_AFTER_MS: positiveInt(3_600_000),
+  REFUND_POLL_INTERVAL_MS: positiveInt(60_000),
+  /**
+   * The audit of the vendor's orders against ours (record 0161): how often it runs, how far back it
+   * looks, and how old a vendor order must be before an unmatched one is released (its purchase may
+   * still be in flight before that).
+   */
+  SUPPLIER_ORDER_AUDIT_INTERVAL_MS: positiveInt(600_000),
+  SUPPLIER_ORDER_AUDIT_LOOKBACK_MS: positiveInt(86_400_000),
+  SUPPLIER_ORDER_AUDIT_MIN_AGE_MS: positiveInt(900_000),
   /** How often the outbox relay polls when nothing woke it. */
   OUTBOX_POLL_INTERVAL_MS: positiveInt(500),
 });

@@ -14,6 +14,8 @@ import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
 import { startPurchaseIntentWorker } from './workers/purchase-intent-worker.ts';
 import { startReconciliationWorker } from './workers/reconciliation-worker.ts';
+import { startRefundWorker } from './workers/refund-worker.ts';
+import { startSupplierOrderAudit } from './workers/supplier-order-audit.ts';
 import { startSupplierReportRetention } from './workers/supplier-report-retention.ts';
 import { startSupplierReportWorker } from './workers/supplier-report-worker.ts';
 import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
@@ -36,9 +38,9 @@ export function createContext(runtime: ServiceRuntime, config: Config): Inventor
 }
 
 /**
- * inventory: the eSIM routes; in the background its outbox relay, expiry sweeper, supplier releases,
- * the live life cycle from the supplier (callback inbox, reconciliation), abandoned live purchases
- * and idempotency purge.
+ * inventory: the eSIM routes and the ledger; in the background its outbox relay, expiry sweeper,
+ * supplier releases, the live life cycle from the supplier (callback inbox, reconciliation), abandoned
+ * live purchases, refunds the vendor reviews, the audit of the vendor's orders and idempotency purge.
  */
 export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
   name: 'inventory',
@@ -54,7 +56,13 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
     {
       name: 'expiry sweeper',
       start: ({ db, config, logger }) =>
-        startExpirySweeper({ knex: db.knex, logger, intervalMs: config.SWEEPER_INTERVAL_MS, batchSize: config.SWEEPER_BATCH_SIZE }),
+        startExpirySweeper({
+          knex: db.knex,
+          logger,
+          intervalMs: config.SWEEPER_INTERVAL_MS,
+          batchSize: config.SWEEPER_BATCH_SIZE,
+          refundCheckAfterMs: config.REFUND_CHECK_AFTER_MS,
+        }),
     },
     {
       name: 'supplier releases',
@@ -104,6 +112,23 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
           intervalMs: config.PURCHASE_INTENT_POLL_INTERVAL_MS,
           // A claimed intent outlives the supplier call it covers.
           leaseMs: Math.max(config.CATALOGUE_TIMEOUT_MS * 2, 60_000),
+        }),
+    },
+    {
+      name: 'refunds',
+      start: ({ db, catalogue, config, logger }) =>
+        startRefundWorker({ knex: db.knex, catalogue, logger, intervalMs: config.REFUND_POLL_INTERVAL_MS, checkEveryMs: config.REFUND_CHECK_AFTER_MS }),
+    },
+    {
+      name: 'supplier order audit',
+      start: ({ db, catalogue, config, logger }) =>
+        startSupplierOrderAudit({
+          knex: db.knex,
+          catalogue,
+          logger,
+          intervalMs: config.SUPPLIER_ORDER_AUDIT_INTERVAL_MS,
+          lookbackMs: config.SUPPLIER_ORDER_AUDIT_LOOKBACK_MS,
+          minAgeMs: config.SUPPLIER_ORDER_AUDIT_MIN_AGE_MS,
         }),
     },
     {

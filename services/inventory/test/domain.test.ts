@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { apiErrorOf } from './api-error-of.ts';
 import { assertCanReach } from '../src/domain/access.ts';
 import { activationCode } from '../src/domain/activation-code.ts';
-import { assertCanPay, assertOrderable, dataLimitBytes, expiresAt, priceOrder } from '../src/domain/order.ts';
+import { assertCanPay, lowBalanceChange } from '../src/domain/balance.ts';
+import { assertOrderable, assertVerified, dataLimitBytes, expiresAt, priceOrder } from '../src/domain/order.ts';
 import { releaseRetryDelayMs } from '../src/domain/release-backoff.ts';
 import { TRANSITIONS, allowedPatchTargets, planPatch } from '../src/domain/state-machine.ts';
 import { crossedThresholds } from '../src/domain/thresholds.ts';
@@ -153,9 +154,21 @@ describe('orders', () => {
   });
 
   it('needs a verified account with the balance for live orders', () => {
-    expect(apiErrorOf(() => assertCanPay({ verified: false, live_balance_cents: 10_000 }, 100)).code).toBe('verification_required');
-    expect(apiErrorOf(() => assertCanPay({ verified: true, live_balance_cents: 99 }, 100)).code).toBe('balance_insufficient');
-    expect(() => assertCanPay({ verified: true, live_balance_cents: 100 }, 100)).not.toThrow();
+    expect(apiErrorOf(() => assertVerified({ verified: false })).code).toBe('verification_required');
+    expect(apiErrorOf(() => assertVerified(undefined)).code).toBe('verification_required');
+    expect(() => assertVerified({ verified: true })).not.toThrow();
+    expect(apiErrorOf(() => assertCanPay(99, 100, 'live')).code).toBe('balance_insufficient');
+    expect(() => assertCanPay(100, 100, 'live')).not.toThrow();
+  });
+
+  it('sends balance.low once per crossing of the threshold, and re-arms above it', () => {
+    const armed = { low_threshold_cents: 1_000, low_notified: false };
+    expect(lowBalanceChange(armed, 1_000)).toBe('none');
+    expect(lowBalanceChange(armed, 999)).toBe('fire');
+    expect(lowBalanceChange({ ...armed, low_notified: true }, 500)).toBe('none');
+    expect(lowBalanceChange({ ...armed, low_notified: true }, 1_000)).toBe('rearm');
+    expect(lowBalanceChange({ low_threshold_cents: null, low_notified: true }, 0)).toBe('rearm');
+    expect(lowBalanceChange({ low_threshold_cents: null, low_notified: false }, 0)).toBe('none');
   });
 
   it('writes the LPA activation code', () => {

@@ -1,10 +1,9 @@
 import { SUPPLIER_VENDORS, type Order } from '@connectivity/contracts';
-import { createLogger, newId } from '@connectivity/platform';
+import { newId } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPurchaseIntentWorker } from '../src/workers/purchase-intent-worker.ts';
-import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
 import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
-import { eventually, INTERNAL_TOKEN, type Caller } from './support.ts';
+import { eventually, type Caller } from './support.ts';
+import { failNextOrderWrite, settleAbandonedIntents } from './unrecorded-purchase.ts';
 
 /**
  * Exactly one purchase per live order across crashes (record 0152): the intent is committed before
@@ -12,30 +11,6 @@ import { eventually, INTERNAL_TOKEN, type Caller } from './support.ts';
  * purchase nobody retries is released. The crash is a database fault that fails the order's write
  * once, after the vendor answered: the attempt dies without recording, as a kill -9 there would.
  */
-const logger = createLogger({ name: 'live-purchase-test', level: 'silent' });
-
-/** Makes the next order written for `accountId` fail in the database, once. */
-async function failNextOrderWrite(h: LiveHarness, accountId: string): Promise<void> {
-  const knex = h.db.knex;
-  await knex.raw('create table if not exists public.fail_order_writes (account_id text primary key, seq text not null)');
-  // A sequence advances even in a transaction that rolls back: the fault fires once.
-  const seq = `fail_${newId('request').slice(4).toLowerCase()}`;
-  await knex.raw(`create sequence public.${seq}`);
-  await knex('public.fail_order_writes').insert({ account_id: accountId, seq });
-  await knex.raw(`
-    create or replace function public.fail_order_write_once() returns trigger language plpgsql as $$
-    declare s text;
-    begin
-      select seq into s from public.fail_order_writes where account_id = new.account_id;
-      if s is not null and nextval('public.' || s) = 1 then
-        raise exception 'simulated crash between the supplier''s answer and our commit';
-      end if;
-      return new;
-    end $$`);
-  await knex.raw('drop trigger if exists fail_order_write_once on inventory.orders');
-  await knex.raw('create trigger fail_order_write_once before insert on inventory.orders for each row execute function public.fail_order_write_once()');
-}
-
 /**
  * The same request again, as a retrying client sends it: while the first attempt's claim is still
  * being given back (409 in progress, with Retry-After), it waits and sends again.
@@ -59,11 +34,14 @@ const intentsOf = async (h: LiveHarness, accountId: string) =>
 const releasesOf = async (h: LiveHarness, accountId: string) =>
   (await h.db.knex('inventory.supplier_releases').where({ account_id: accountId })) as { order_reference: string; iccids: string[]; status: string }[];
 
+const IN_DOUBT_MS = 1_000;
+
 describe.each(SUPPLIER_VENDORS)('a live order at %s', (vendor) => {
   let h: LiveHarness;
   let caller: Caller;
   beforeAll(async () => {
-    h = await startLiveInventory(vendor);
+    // The vendor's window for an order in doubt, in milliseconds rather than minutes.
+    h = await startLiveInventory(vendor, { PURCHASE_IN_DOUBT_MS: String(IN_DOUBT_MS) }, { catalogueEnv: { SUPPLIER_ORDER_SETTLE_MS: String(IN_DOUBT_MS) } });
   });
   afterAll(async () => {
     await h?.close();
@@ -71,7 +49,7 @@ describe.each(SUPPLIER_VENDORS)('a live order at %s', (vendor) => {
 
   it('that crashed after the vendor answered is recorded once by its retry, and nothing is bought again', async () => {
     caller = await h.account();
-    await failNextOrderWrite(h, caller.accountId);
+    await failNextOrderWrite(h.db, caller.accountId);
     const purchasesBefore = h.fake.control.counters().purchases;
     const key = `idem-${newId('request')}`;
     const body = { bundle: VENDOR_BUNDLES[vendor], quantity: 2 };
@@ -101,41 +79,43 @@ describe.each(SUPPLIER_VENDORS)('a live order at %s', (vendor) => {
     expect(h.fake.control.counters().purchases).toBe(purchasesBefore + 1);
   });
 
-  it('that the vendor refused is bought by its retry under the same reference (the vendor made nothing)', async () => {
+  it('whose purchase answer was a 5xx is in doubt: the retry waits, and buys under the same reference once the vendor’s window passed with nothing made', async () => {
     const account = await h.account();
-    const purchasesBefore = h.fake.control.counters().purchases;
-    await h.fake.control.fault({ kind: 'status', status: 503, count: 1 });
-    const key = `idem-${newId('request')}`;
     const body = { bundle: VENDOR_BUNDLES[vendor], quantity: 1 };
-    const refused = await h.order(account, body, key);
-    expect(refused.status).toBe(503);
-    expect(refused.body.error.code).toBe('supplier_refused');
+    // Warm: catalogue, prices and token are read before the fault, so the purchase call is the one it hits.
+    await h.buy(account, 1);
+    const purchasesBefore = h.fake.control.counters().purchases;
+    await h.fake.control.fault(vendor === 'esim-go' ? { kind: 'processing', completeAfterMs: -1, count: 1 } : { kind: 'status', status: 503, count: 1 });
+    const key = `idem-${newId('request')}`;
+    const doubtful = await h.order(account, body, key);
+    expect(doubtful.status).toBe(503);
+    expect(doubtful.body.error.code).toBe('supplier_unavailable');
+    expect(Number(doubtful.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     await h.fake.control.clearFaults();
+    // At once: the vendor has not said, and nothing is bought again.
+    const waiting = await h.order(account, body, key);
+    expect(waiting.status).toBe(503);
+    expect(waiting.body.error.code).toBe('supplier_unavailable');
+    expect(h.fake.control.counters().purchases).toBe(purchasesBefore);
+    // Past the window, with nothing made: bought once, under the intent's reference.
+    await new Promise((resolve) => setTimeout(resolve, IN_DOUBT_MS + 300));
     const retried = await retryOrder(h, account, body, key);
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);
     expect(h.fake.control.counters().purchases).toBe(purchasesBefore + 1);
-    expect(await intentsOf(h, account.accountId)).toMatchObject([{ state: 'recorded', order_id: (retried.body as Order).id }]);
+    const intents = await intentsOf(h, account.accountId);
+    expect(intents.filter((i) => i.state === 'recorded').map((i) => i.order_id)).toContain((retried.body as Order).id);
+    expect(intents.filter((i) => i.idempotency_key === key)).toMatchObject([{ state: 'recorded', order_id: (retried.body as Order).id }]);
   });
 
   it('that crashed and was never retried is found at the vendor and handed to the supplier-release work', async () => {
     const account = await h.account();
-    await failNextOrderWrite(h, account.accountId);
+    await failNextOrderWrite(h.db, account.accountId);
     const key = `idem-${newId('request')}`;
     const body = { bundle: VENDOR_BUNDLES[vendor], quantity: 1 };
     expect((await h.order(account, body, key)).status).toBe(500);
     const [intent] = await intentsOf(h, account.accountId);
     // As the worker finds it once its check time has come.
-    await h.db
-      .knex('inventory.purchase_intents')
-      .where({ order_id: intent?.order_id })
-      .update({ next_check_at: Date.now() - 1 });
-    const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
-    const worker = startPurchaseIntentWorker({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, leaseMs: 60_000 });
-    try {
-      expect(await worker.runOnce()).toBe(1);
-    } finally {
-      await worker.stop();
-    }
+    expect(await settleAbandonedIntents(h.db, h.catalogueUrl, account.accountId)).toBe(1);
     expect(await intentsOf(h, account.accountId)).toMatchObject([{ state: 'released' }]);
     const [release] = await releasesOf(h, account.accountId);
     expect(release).toMatchObject({ order_reference: intent?.order_id, reason: 'order_not_recorded' });

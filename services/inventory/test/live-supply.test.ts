@@ -12,6 +12,7 @@ import {
   type Caller,
   type Harness,
 } from './support.ts';
+import { failNextOrderWrite, settleAbandonedIntents } from './unrecorded-purchase.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -102,59 +103,51 @@ describe('suspending a live eSIM', () => {
 });
 
 describe('a live order whose transaction fails after the supplier delivered', () => {
-  it('is refused, charges nothing, and its profiles are released at the supplier', async () => {
+  /** An order the vendor made whose write failed, nobody retried, and the purchase-intent worker handed to the release work. */
+  async function unrecordedOrder(caller: Caller): Promise<ReleaseRow> {
+    await failNextOrderWrite(h.db, caller.accountId);
+    const failed = await h.order(caller, { bundle: LIVE_BUNDLE });
+    expect(failed.status).toBe(500);
+    expect(await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId)).toBe(1);
+    const [release] = await releasesOf(caller.accountId);
+    expect(release).toMatchObject({ reason: 'order_not_recorded' });
+    expect(release?.iccids).toHaveLength(1);
+    return release as ReleaseRow;
+  }
+
+  it('charges nothing, and its profiles are released at the supplier', async () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000_000 });
-    const price = ((await h.order(caller, { bundle: LIVE_BUNDLE })).body as Order).price_cents;
-    // Room for one order; two pass the check before the supplier call, so the one that takes
-    // the row lock second finds the balance spent, after its profiles were bought.
-    await h.fund(caller.accountId, { live_balance_cents: price });
-    await h.supplier.control.fault({ kind: 'slow', delayMs: 300 });
-    const results = await Promise.all([h.order(caller, { bundle: LIVE_BUNDLE }), h.order(caller, { bundle: LIVE_BUNDLE })]);
-    expect(results.map((r) => r.status).sort()).toEqual([201, 402]);
-    const refused = results.find((r) => r.status === 402);
-    expect(refused?.body.error.code).toBe('balance_insufficient');
-    await h.supplier.control.clearFaults();
-
-    const recorded = (results.find((r) => r.status === 201)?.body as Order).esims[0];
-    const [release] = await releasesOf(caller.accountId);
-    expect(release).toMatchObject({ reason: 'balance_insufficient' });
-    expect(release?.iccids).toHaveLength(1);
-    const unrecorded = release?.iccids[0] ?? '';
-    expect(unrecorded).not.toBe(recorded?.iccid);
-    // Bought at the supplier, never an eSIM here.
+    const release = await unrecordedOrder(caller);
+    const unrecorded = release.iccids[0] ?? '';
+    // Bought at the supplier, never an eSIM here; its hold given back.
     expect((await h.get(caller, `/v1/esim/${unrecorded}`)).status).toBe(404);
+    expect((await h.get(caller, '/v1/balance')).body).toMatchObject({ available_cents: 10_000_000, pending_cents: 0 });
     await eventually(async () => {
       expect((await releasesOf(caller.accountId))[0]?.status).toBe('released');
       expect(supplierBundleState(h, unrecorded)).toBe('revoked');
     });
-    expect(supplierBundleState(h, recorded?.iccid ?? '')).not.toBe('revoked');
   });
 
   it('keeps retrying the release while the supplier is down', async () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000_000 });
-    const price = ((await h.order(caller, { bundle: LIVE_BUNDLE })).body as Order).price_cents;
-    await h.fund(caller.accountId, { live_balance_cents: price });
+    // The release's first call waits on a slow supplier, and finds it down when its wait ends.
     await h.supplier.control.fault({ kind: 'slow', delayMs: 300 });
-    const results = await Promise.all([h.order(caller, { bundle: LIVE_BUNDLE }), h.order(caller, { bundle: LIVE_BUNDLE })]);
-    expect(results.map((r) => r.status).sort()).toEqual([201, 402]);
-    // The release's first call is still waiting on the slow supplier: it finds it down.
+    const release = await unrecordedOrder(caller);
     await h.supplier.control.fault({ kind: 'status', status: 503 });
-
     await eventually(async () => {
-      const [release] = await releasesOf(caller.accountId);
-      expect(release?.status).toBe('pending');
-      expect(release?.attempts).toBeGreaterThanOrEqual(2);
-      expect(release?.last_error).toBeTruthy();
+      const [pending] = await releasesOf(caller.accountId);
+      expect(pending?.status).toBe('pending');
+      expect(pending?.attempts).toBeGreaterThanOrEqual(2);
+      expect(pending?.last_error).toBeTruthy();
     });
-    const [pending] = await releasesOf(caller.accountId);
-    expect(supplierBundleState(h, pending?.iccids[0] ?? '')).not.toBe('revoked');
+    expect(supplierBundleState(h, release.iccids[0] ?? '')).not.toBe('revoked');
 
     await h.supplier.control.clearFaults();
     await eventually(async () => {
       expect((await releasesOf(caller.accountId))[0]?.status).toBe('released');
-      expect(supplierBundleState(h, pending?.iccids[0] ?? '')).toBe('revoked');
+      expect(supplierBundleState(h, release.iccids[0] ?? '')).toBe('revoked');
     });
   });
 });

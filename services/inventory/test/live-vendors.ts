@@ -59,7 +59,14 @@ export interface LiveHarness {
  * `vendor` (its API, its signed callbacks). The vendor's callbacks reach inventory's callback route
  * through a small relay that does what the gateway's hook does (the exact bytes, the headers).
  */
-export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: Record<string, string> = {}): Promise<LiveHarness> {
+export interface LiveOptions {
+  /** catalogue's settings over the harness's own. */
+  catalogueEnv?: Record<string, string>;
+  /** The fake's options (e.g. `refundsEnabled` at eSIM Go, `refundReview` at Airalo). */
+  fake?: Record<string, unknown>;
+}
+
+export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: Record<string, string> = {}, options: LiveOptions = {}): Promise<LiveHarness> {
   const db = await createTestDatabase();
   await runMigrations(db.knex, catalogueMigrations);
   await runMigrations(db.knex, migrations);
@@ -93,10 +100,20 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
   if (typeof relayAddress !== 'object' || relayAddress === null) throw new Error('relay did not bind');
   const hook = `http://127.0.0.1:${relayAddress.port}/hooks/${vendor}`;
 
-  const fake = vendor === 'esim-go' ? await startEsimGoFake({ callbackUrl: hook }) : await startAiraloFake({ checkWebhookOnOptIn: false });
+  const fake =
+    vendor === 'esim-go'
+      ? await startEsimGoFake({ callbackUrl: hook, ...options.fake })
+      : await startAiraloFake({ checkWebhookOnOptIn: false, ...options.fake });
   const supplierEnv =
     'credentials' in fake
-      ? { LIVE_SUPPLIER: 'airalo', AIRALO_API_URL: fake.url, AIRALO_CLIENT_ID: fake.credentials.clientId, AIRALO_CLIENT_SECRET: fake.credentials.clientSecret }
+      ? {
+          LIVE_SUPPLIER: 'airalo',
+          AIRALO_API_URL: fake.url,
+          AIRALO_CLIENT_ID: fake.credentials.clientId,
+          AIRALO_CLIENT_SECRET: fake.credentials.clientSecret,
+          // Larger orders go through orders-async, whose webhook comes to our hook.
+          AIRALO_WEBHOOK_URL: hook,
+        }
       : { LIVE_SUPPLIER: 'esim-go', ESIMGO_API_URL: fake.url, ESIMGO_API_KEY: fake.apiKey };
   if ('credentials' in fake) {
     await optInAiraloWebhook(fake, hook);
@@ -110,6 +127,7 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
     SUPPLIER_RETRIES: '0',
     SUPPLIER_TIMEOUT_MS: '3000',
     ...supplierEnv,
+    ...options.catalogueEnv,
   });
   const catalogueServer = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig)), 0, '127.0.0.1');
   servers.push(catalogueServer);

@@ -261,15 +261,16 @@ describe('POST /v1/esim with a live key', () => {
     expect(unknown.body.error).toMatchObject({ code: 'invalid_parameter', param: 'bundle' });
   });
 
-  it('answers 503 supplier_refused and charges nothing when the supplier refuses or is down', async () => {
+  it('answers 503 supplier_unavailable with Retry-After and charges nothing when the supplier is down', async () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 100_000 });
-    // The vendor answering its own 503, then not answering at all.
+    // The vendor answering its own 503 before anything is bought, then not answering at all.
     for (const fault of [{ kind: 'status', status: 503 }, { kind: 'down' }] as const) {
       await h.supplier.control.fault(fault);
       const res = await h.order(caller, { bundle: LIVE_BUNDLE });
       expect(res.status).toBe(503);
-      expect(res.body.error).toMatchObject({ type: 'supplier', code: 'supplier_refused' });
+      expect(res.body.error).toMatchObject({ type: 'supplier', code: 'supplier_unavailable' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       await h.supplier.control.clearFaults();
     }
     expect(await balanceOf(caller.accountId)).toBe(100_000);

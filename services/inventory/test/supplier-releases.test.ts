@@ -1,5 +1,5 @@
 import { newId } from '@connectivity/platform';
-import type { Order, SupplierRelease } from '@connectivity/contracts';
+import type { SupplierRelease } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishRelease } from '../src/db/release-repository.ts';
@@ -14,6 +14,7 @@ import {
   supplierBundleState,
   type Harness,
 } from './support.ts';
+import { failNextOrderWrite, settleAbandonedIntents } from './unrecorded-purchase.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -34,20 +35,21 @@ function expectError(res: request.Response, status: number, code: string, param?
 }
 
 /**
- * A release the worker gave up on, made for real: two live orders race for a balance that pays
- * for one, so the loser's profiles are queued for release; the supplier is down while the worker
- * tries, and the release is then abandoned as the worker abandons one the supplier says it cannot
- * end (eSIM Go can always end a bundle, so that refusal is written as the worker writes it).
+ * A release the worker gave up on, made for real: a live order the vendor made whose write failed
+ * and that nobody retried is handed by the purchase-intent worker to the release work; the supplier
+ * is down while the worker tries, and the release is then abandoned as the worker abandons one the
+ * supplier says it cannot end (eSIM Go can always end a bundle, so that refusal is written as the
+ * worker writes it).
  */
 async function abandonedRelease(): Promise<SupplierRelease> {
   const caller = newCaller('live');
   await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000_000 });
-  const price = ((await h.order(caller, { bundle: LIVE_BUNDLE })).body as Order).price_cents;
-  await h.fund(caller.accountId, { live_balance_cents: price });
+  await failNextOrderWrite(h.db, caller.accountId);
+  expect((await h.order(caller, { bundle: LIVE_BUNDLE })).status).toBe(500);
+  // The release's first call waits on a slow supplier, and finds it down when its wait ends.
   await h.supplier.control.fault({ kind: 'slow', delayMs: 300 });
   try {
-    const results = await Promise.all([h.order(caller, { bundle: LIVE_BUNDLE }), h.order(caller, { bundle: LIVE_BUNDLE })]);
-    expect(results.map((r) => r.status).sort()).toEqual([201, 402]);
+    expect(await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId)).toBe(1);
     await h.supplier.control.fault({ kind: 'status', status: 503 });
     const pending = await eventually(async () => {
       const [release] = ((await list({ status: 'pending', limit: 100 })).body.data as SupplierRelease[]).filter((r) => r.account_id === caller.accountId);
@@ -64,7 +66,7 @@ async function abandonedRelease(): Promise<SupplierRelease> {
 describe('the operator routes over supplier releases', () => {
   it('lists an abandoned release, and a retry takes it back to pending and then released', async () => {
     const abandoned = await abandonedRelease();
-    expect(abandoned).toMatchObject({ object: 'supplier_release', status: 'abandoned', reason: 'balance_insufficient', next_attempt_at: null });
+    expect(abandoned).toMatchObject({ object: 'supplier_release', status: 'abandoned', reason: 'order_not_recorded', next_attempt_at: null });
     expect(abandoned.id).toMatch(/^ord_/);
     expect(abandoned.last_error).toBeTruthy();
     expect(abandoned.finished_at).toEqual(expect.any(Number));

@@ -70,6 +70,8 @@ export interface Harness {
   supplier: EsimGoFake;
   /** Requests catalogue has had, by path. */
   catalogueCalls: Map<string, number>;
+  /** catalogue's base URL, for a worker a test runs itself. */
+  catalogueUrl: string;
   /** Every event published on the bus, in arrival order. */
   events: InternalEvent[];
   eventsOf(esimId: string): InternalEvent[];
@@ -155,6 +157,7 @@ export async function startInventory(): Promise<Harness> {
     bus,
     supplier,
     catalogueCalls,
+    catalogueUrl: catalogue.url,
     events,
     eventsOf: (esimId) => events.filter((e) => (e.data as { object?: { id?: string } }).object?.id === esimId),
     order: (caller, body) => request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', idempotencyKey()).send(body),

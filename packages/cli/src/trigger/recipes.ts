@@ -1,4 +1,4 @@
-import type { ApiEvent, EventType } from '@connectivity/contracts';
+import type { ApiEvent, Esim, EventType, Refund } from '@connectivity/contracts';
 import { CliError, succeeded } from '../admin-client.ts';
 import { buyEsim, moveEsim, type Sandbox } from './sandbox.ts';
 
@@ -38,6 +38,59 @@ async function throwawayKeyEvents(sandbox: Sandbox): Promise<EventMatch> {
   await succeeded(admin.keys.revokeKey({ params: { keyId: extra.id }, body: {} }));
   sandbox.out.log(`  revoked ${extra.id}`);
   return about(extra.id);
+}
+
+/** The refund a cancel opened for `esim` (an unused sandbox eSIM is refunded, record 0158). */
+async function refundOf(sandbox: Sandbox, esim: Esim): Promise<Refund> {
+  const answer = await sandbox.api.raw.balance.listRefunds({ query: { esim: esim.id, limit: 1 } });
+  const refund = answer.status === 200 ? answer.body.data[0] : undefined;
+  if (!refund) throw new CliError(`Cancelling ${esim.id} opened no refund.`);
+  sandbox.out.log(`  cancelled ${esim.id}: refund ${refund.id} is ${refund.status} (${refund.amount_cents} cents)`);
+  return refund;
+}
+
+/** Buys an unused eSIM, cancels it, and settles its refund as the simulated supplier would (POST /v1/test/refunds/{id}/settle). */
+async function settledRefund(sandbox: Sandbox, status: 'succeeded' | 'failed'): Promise<EventMatch> {
+  const refund = await refundOf(sandbox, await moveEsim(sandbox, await buyEsim(sandbox), ['expired']));
+  const settled = await sandbox.api.raw.balance.settleTestRefund({
+    params: { id: refund.id },
+    body: { status },
+    headers: { 'idempotency-key': `trigger-${refund.id}-${status}` },
+  });
+  if (settled.status !== 200) throw new CliError(`Settling ${refund.id} answered ${settled.status}.`);
+  sandbox.out.log(`  settled ${refund.id}: ${settled.body.status}`);
+  return aboutRefund(refund.id);
+}
+
+const aboutRefund =
+  (id: string): EventMatch =>
+  (event) =>
+    objectId(event) === id;
+
+/**
+ * `balance.low`: the simulated balance set just above the price of one eSIM, with the threshold at
+ * that price, then one eSIM bought, which takes it below; the balance as it was is put back after.
+ */
+async function lowBalance(sandbox: Sandbox): Promise<EventMatch> {
+  const since = Math.floor(Date.now() / 1000);
+  const before = await sandbox.api.raw.balance.getBalance({});
+  if (before.status !== 200) throw new CliError(`GET /v1/balance answered ${before.status}.`);
+  const bundles = (await sandbox.api.bundles.list({ limit: 100 })).data.filter((b) => !b.unlimited && b.data_mb);
+  const price = Math.max(...bundles.map((b) => b.price_cents), 100);
+  const set = (available: number | null, threshold: number | null) =>
+    sandbox.api.raw.balance.setTestBalance({
+      body: { available_cents: available, low_balance_threshold_cents: threshold },
+      headers: { 'idempotency-key': `trigger-balance-${Date.now()}-${Math.random().toString(36).slice(2)}` },
+    });
+  await set(price + 50, price);
+  sandbox.out.log(`  set the simulated balance to ${price + 50} cents, low below ${price}`);
+  try {
+    await buyEsim(sandbox);
+  } finally {
+    await set(before.body.available_cents, before.body.low_balance_threshold_cents);
+    sandbox.out.log(`  put the simulated balance back (${before.body.available_cents ?? 'none'})`);
+  }
+  return (event) => event.environment === 'test' && (event.created_at ?? 0) >= since;
 }
 
 /**
@@ -82,4 +135,20 @@ export const TRIGGER_RECIPES = {
     run: throwawayKeyEvents,
   },
   'api_key.revoked': { how: 'issues a throwaway test key (admin API), uses it once and revokes it; your key keeps working', run: throwawayKeyEvents },
+  'refund.created': {
+    how: 'buys one eSIM and cancels it unused: its refund is opened (pending)',
+    run: async (s) => aboutRefund((await refundOf(s, await moveEsim(s, await buyEsim(s), ['expired']))).id),
+  },
+  'refund.succeeded': {
+    how: 'buys one eSIM, cancels it unused, and settles its refund as succeeded (POST /v1/test/refunds/{id}/settle)',
+    run: (s) => settledRefund(s, 'succeeded'),
+  },
+  'refund.failed': {
+    how: 'buys one eSIM, cancels it unused, and settles its refund as failed (POST /v1/test/refunds/{id}/settle)',
+    run: (s) => settledRefund(s, 'failed'),
+  },
+  'balance.low': {
+    how: 'sets a simulated balance just above one eSIM with the threshold at its price, buys one, then puts the balance back',
+    run: lowBalance,
+  },
 } as const satisfies Record<EventType, Recipe>;

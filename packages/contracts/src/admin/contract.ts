@@ -1,5 +1,5 @@
 import { initContract } from '@ts-rest/core';
-import { adminAccountRoutes, adminKeyRoutes, adminSupplierReleaseRoutes } from './routes.ts';
+import { adminAccountRoutes, adminKeyRoutes, adminRefundRoutes, adminSupplierReleaseRoutes } from './routes.ts';
 
 const c = initContract();
 
@@ -14,6 +14,7 @@ export const adminContract = c.router(
     accounts: adminAccountRoutes,
     keys: adminKeyRoutes,
     supplierReleases: adminSupplierReleaseRoutes,
+    refunds: adminRefundRoutes,
   },
   { strictStatusCodes: true },
 );

@@ -1,7 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { listSupplierReleasesQuerySchema, supplierReleaseListSchema, supplierReleaseSchema } from '../internal/inventory-releases.ts';
+import { creditAccountBodySchema, settleRefundBodySchema } from '../internal/inventory-accounts.ts';
 import { errorResponses } from '../routes/operation.ts';
+import { balanceTransactionSchema } from '../schemas/balance.ts';
+import { refundSchema } from '../schemas/refund.ts';
 import { apiKeySchema } from '../schemas/api-key.ts';
 import {
   accountViewSchema,
@@ -51,6 +54,14 @@ export const adminAccountRoutes = c.router({
     body: updateAccountBodySchema,
     responses: { 200: updatedAccountSchema, ...errorResponses([...always, 'invalid_parameter', 'resource_not_found']) },
   },
+  creditAccount: {
+    method: 'POST',
+    path: '/admin/accounts/:accountId/credits',
+    summary: 'Add money to the account’s live balance: a `credit` balance transaction (inventory)',
+    pathParams: accountPath,
+    body: creditAccountBodySchema,
+    responses: { 201: balanceTransactionSchema, ...errorResponses([...always, 'missing_parameter', 'invalid_parameter', 'resource_not_found']) },
+  },
   issueKey: {
     method: 'POST',
     path: '/admin/accounts/:accountId/keys',
@@ -86,6 +97,21 @@ export const adminKeyRoutes = c.router({
     pathParams: keyPath,
     body: emptyBodySchema,
     responses: { 200: apiKeySchema, ...errorResponses([...always, 'invalid_parameter', 'resource_not_found']) },
+  },
+});
+
+/** Refunds a vendor reviews by hand and decides by notice (Airalo): the operator records the decision (inventory). */
+export const adminRefundRoutes = c.router({
+  settleRefund: {
+    method: 'POST',
+    path: '/admin/refunds/:refundId/settle',
+    summary: 'Record the vendor’s decision on a pending refund: `failed` (rejected) or `succeeded` (credited)',
+    pathParams: z.object({ refundId: pathId.describe('The refund id (`re_...`).') }),
+    body: settleRefundBodySchema,
+    responses: {
+      200: refundSchema,
+      ...errorResponses([...always, 'missing_parameter', 'invalid_parameter', 'resource_not_found', 'invalid_state_transition']),
+    },
   },
 });
 

@@ -79,6 +79,7 @@ export const updateAccountBodySchema = z
   .object({
     verified: z.boolean().optional(),
     live_balance_cents: z.number({ invalid_type_error: 'must be an integer' }).int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    low_balance_threshold_cents: z.number({ invalid_type_error: 'must be an integer' }).int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
     rate_limit_per_minute: z.number({ invalid_type_error: 'must be an integer' }).int().min(1).max(1_000_000).nullable().optional(),
     live_ordering: z.boolean().optional(),
   })

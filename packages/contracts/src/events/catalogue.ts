@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { apiKeyEventDataSchema, esimReleasedEventDataSchema, esimStateEventDataSchema, esimUsageThresholdEventDataSchema } from './data.ts';
+import {
+  apiKeyEventDataSchema,
+  balanceLowEventDataSchema,
+  esimReleasedEventDataSchema,
+  esimStateEventDataSchema,
+  esimUsageThresholdEventDataSchema,
+  refundEventDataSchema,
+} from './data.ts';
 import type { EventType } from './types.ts';
 
 export type EventDefinition = { description: string; data: z.ZodTypeAny };
@@ -42,6 +49,22 @@ export const EVENT_CATALOGUE = {
   'api_key.revoked': {
     description: 'An API key was revoked and can no longer be used.',
     data: apiKeyEventDataSchema,
+  },
+  'refund.created': {
+    description: 'A cancelled live eSIM is being refunded: the supplier is asked for its price back (`status` `pending`).',
+    data: refundEventDataSchema,
+  },
+  'refund.succeeded': {
+    description: 'The supplier refunded a cancelled eSIM; its price was credited to the live balance (a `refund` balance transaction).',
+    data: refundEventDataSchema,
+  },
+  'refund.failed': {
+    description: 'The supplier did not refund a cancelled eSIM (`object.failure_reason` says why); nothing was credited and the eSIM stays cancelled.',
+    data: refundEventDataSchema,
+  },
+  'balance.low': {
+    description: 'The available balance fell below the account’s low-balance threshold (once per crossing).',
+    data: balanceLowEventDataSchema,
   },
 } as const satisfies Record<EventType, EventDefinition>;
 

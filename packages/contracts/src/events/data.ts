@@ -1,6 +1,8 @@
 import { openApiOverride } from '../schemas/openapi-override.ts';
 import { z } from 'zod';
 import { apiKeySchema } from '../schemas/api-key.ts';
+import { balanceSchema } from '../schemas/balance.ts';
+import { refundSchema } from '../schemas/refund.ts';
 import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
 import { appleInstallUrl, esimSchema } from '../schemas/esim.ts';
 import { titled } from '../schemas/titled.ts';
@@ -57,7 +59,21 @@ export const esimUsageThresholdEventDataSchema = titled(
 
 export const apiKeyEventDataSchema = titled('ApiKeyEventData', z.object({ object: apiKeySchema }));
 
+/** refund.*: the refund after the change. */
+export const refundEventDataSchema = titled('RefundEventData', z.object({ object: refundSchema }));
+
+/** balance.low: the balance right after it fell below the threshold. */
+export const balanceLowEventDataSchema = titled(
+  'BalanceLowEventData',
+  z.object({
+    object: balanceSchema,
+    threshold_cents: z.number().int().min(0).describe('The threshold `available_cents` fell below.'),
+  }),
+);
+
 export type EsimStateEventData = z.infer<typeof esimStateEventDataSchema>;
 export type EsimReleasedEventData = z.infer<typeof esimReleasedEventDataSchema>;
 export type EsimUsageThresholdEventData = z.infer<typeof esimUsageThresholdEventDataSchema>;
 export type ApiKeyEventData = z.infer<typeof apiKeyEventDataSchema>;
+export type RefundEventData = z.infer<typeof refundEventDataSchema>;
+export type BalanceLowEventData = z.infer<typeof balanceLowEventDataSchema>;

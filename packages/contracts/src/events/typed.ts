@@ -18,6 +18,10 @@ export const typedEventSchema = z.discriminatedUnion('type', [
   typedEnvelope('api_key.issued'),
   typedEnvelope('api_key.first_used'),
   typedEnvelope('api_key.revoked'),
+  typedEnvelope('refund.created'),
+  typedEnvelope('refund.succeeded'),
+  typedEnvelope('refund.failed'),
+  typedEnvelope('balance.low'),
 ]);
 export type TypedEvent = z.infer<typeof typedEventSchema>;
 export type TypedEventOf<T extends EventType> = Extract<TypedEvent, { type: T }>;

@@ -1,4 +1,4 @@
-// The nine event types of the specification, in its order.
+// The nine event types of the specification, in its order, then the ones added since (additive).
 export const EVENT_TYPES = [
   'esim.released',
   'esim.installed',
@@ -9,6 +9,10 @@ export const EVENT_TYPES = [
   'api_key.issued',
   'api_key.first_used',
   'api_key.revoked',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
+  'balance.low',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

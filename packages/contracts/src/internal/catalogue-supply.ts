@@ -43,12 +43,66 @@ export type ProfileReport = z.infer<typeof profileReportSchema>;
 
 export const orderProfilesBodySchema = z
   .object({
-    /** The order id: the supplier de-duplicates on it, so a retried call never buys twice. */
+    /** The order id: the vendor's order carries it, so that `findOrder` can tell whether it was placed. */
     reference: z.string().min(1).max(100),
     bundle: bundleNameSchema,
     quantity: z.number().int().min(1).max(10),
+    /** The unit price the order is charged (live): a vendor price above what it covers is refused before buying where the vendor quotes (record 0160). */
+    price_cents: z.number().int().min(0).optional(),
   })
   .strict();
+
+/**
+ * What became of a purchase (record 0159): `bought` (the vendor answered with the profiles;
+ * `retail_price_cents` is what the vendor's own price for them sells at under our rule, so the caller
+ * can tell a price that rose), or `in_doubt` (the vendor may have made the order or may still make it:
+ * a timeout after the request was sent, a 5xx, eSIM Go's "processing", an Airalo async order not made
+ * yet). Nothing is bought twice in doubt: ask `findOrder`, after `retry_after_seconds`.
+ */
+export const purchaseOutcomeSchema = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('bought'), profiles: z.array(suppliedProfileSchema), retail_price_cents: z.number().int().min(0).nullable() }),
+  z.object({
+    outcome: z.literal('in_doubt'),
+    retry_after_seconds: z.number().int().min(1),
+    /** How long the vendor may still take to make the order (its documented worst case): no second purchase before. */
+    settles_within_seconds: z.number().int().min(1),
+    vendor_request_id: z.string().nullable(),
+  }),
+]);
+export type PurchaseOutcome = z.infer<typeof purchaseOutcomeSchema>;
+
+/**
+ * What a terminate did about money (record 0158): `refunded` (the vendor gave our cost back at once),
+ * `requested` (a refund was asked for and the vendor will decide; `vendor_refund_id` names it),
+ * `not_refundable` (the profile was unused but the vendor does not refund it), `none` (in use or already
+ * ended: nothing to refund).
+ */
+export const TERMINATION_REFUNDS = ['refunded', 'requested', 'not_refundable', 'none'] as const;
+export type TerminationRefund = (typeof TERMINATION_REFUNDS)[number];
+
+export const terminationSchema = z.object({
+  iccid: iccidSchema,
+  status: z.literal('terminated'),
+  refund: z.enum(TERMINATION_REFUNDS),
+  vendor_refund_id: z.string().nullable(),
+});
+export type Termination = z.infer<typeof terminationSchema>;
+
+/** Where a refund the vendor reviews stands: still `pending`, or `succeeded` (it refunded us). */
+export const vendorRefundStatusSchema = z.object({ iccid: iccidSchema, status: z.enum(['pending', 'succeeded']) });
+
+/** One of the vendor's orders, for the audit of vendor orders against ours (record 0161). */
+export const vendorOrderSchema = z.object({
+  vendor: z.enum(SUPPLIER_VENDORS),
+  vendor_order_id: z.string(),
+  /** Our order id as the vendor's order carries it (Airalo: its description; eSIM Go: its eSIMs' customerRef); null when none. */
+  reference: z.string().nullable(),
+  bundle: z.string(),
+  quantity: z.number().int().min(0),
+  iccids: z.array(iccidSchema),
+  created_at: unixSeconds,
+});
+export type VendorOrder = z.infer<typeof vendorOrderSchema>;
 
 /** The most sandbox profiles one call stocks up (see `stockSandboxProfiles`). */
 export const MAX_SANDBOX_STOCK = 100;
@@ -85,11 +139,19 @@ export const internalSupplyContract = c.router(
     orderProfiles: {
       method: 'POST',
       path: '/internal/supply/orders',
-      summary: 'Order live profiles of a bundle from the supplier (idempotent on `reference`)',
+      summary: 'Buy live profiles of a bundle from the supplier, once: 200 bought, 202 in doubt (ask findOrder later); an error means nothing was bought',
       body: orderProfilesBodySchema,
       responses: {
-        200: z.object({ profiles: z.array(suppliedProfileSchema) }),
-        ...errorResponses(['invalid_parameter', 'capability_not_orderable', 'supplier_refused', 'internal_error']),
+        200: purchaseOutcomeSchema,
+        202: purchaseOutcomeSchema,
+        ...errorResponses([
+          'invalid_parameter',
+          'capability_not_orderable',
+          'pricing_unavailable',
+          'supplier_unavailable',
+          'supplier_refused',
+          'internal_error',
+        ]),
       },
     },
     findOrder: {
@@ -154,12 +216,23 @@ export const internalSupplyContract = c.router(
     terminateProfile: {
       method: 'POST',
       path: '/internal/supply/profiles/:iccid/terminate',
-      summary: 'End a live profile at the supplier for good (idempotent: terminating twice is fine)',
+      summary: 'End a live profile at the supplier for good, refunded where it was unused and the vendor refunds (idempotent)',
       pathParams: profilePathParams,
       body: z.object({}).strict(),
       responses: {
-        200: profileActionResultSchema,
+        200: terminationSchema,
         ...errorResponses(['capability_not_orderable', 'supplier_unavailable', 'internal_error']),
+      },
+    },
+    refundStatus: {
+      method: 'GET',
+      path: '/internal/supply/refunds/:iccid',
+      summary: 'Whether the vendor has refunded a terminated profile whose refund it reviews (Airalo)',
+      pathParams: profilePathParams,
+      query: z.object({ vendor_refund_id: z.string().min(1).max(100).optional() }),
+      responses: {
+        200: vendorRefundStatusSchema,
+        ...errorResponses(['resource_not_found', 'supplier_unavailable', 'internal_error']),
       },
     },
   },
@@ -182,6 +255,20 @@ export const internalSupplyCallbacksContract = c.router(
       responses: {
         200: z.object({ reports: z.array(profileReportSchema) }),
         ...errorResponses(['invalid_parameter', 'key_invalid', 'resource_not_found', 'internal_error']),
+      },
+    },
+    listVendorOrders: {
+      method: 'GET',
+      path: '/internal/supply/vendor-orders',
+      summary: 'The live supplier’s orders placed in a window (Unix seconds), a page at a time, for the audit against ours',
+      query: z.object({
+        since: z.coerce.number().int().nonnegative(),
+        until: z.coerce.number().int().nonnegative(),
+        page: z.coerce.number().int().min(1).max(1000).default(1),
+      }),
+      responses: {
+        200: z.object({ orders: z.array(vendorOrderSchema), next_page: z.number().int().nullable() }),
+        ...errorResponses(['invalid_parameter', 'supplier_unavailable', 'internal_error']),
       },
     },
   },

@@ -11,6 +11,12 @@ export const INTERNAL_HEADERS = {
 } as const;
 export type InternalHeaderName = (typeof INTERNAL_HEADERS)[keyof typeof INTERNAL_HEADERS];
 
+/**
+ * The account of work that belongs to no tenant: the release of a vendor order that carries no order
+ * of ours (record 0161). Well formed, so it passes as `x-account-id`; no API key ever names it.
+ */
+export const NO_ACCOUNT_ID = 'acct_00000000000000000000000000';
+
 /** The identity of an internal call. `x-key-id` is absent when the service itself acts (sweeper, consumer). */
 export const internalHeadersSchema = z.object({
   [INTERNAL_HEADERS.accountId]: idSchema(ID_PREFIXES.account),

@@ -13,6 +13,10 @@ export const TAGS: Record<RouteGroup, TagObject> = {
   requestLogs: { name: 'Request logs', description: 'The account’s recent requests, for debugging an integration.' },
   catalogue: { name: 'Catalogue', description: 'Bundles that can be bought.' },
   esim: { name: 'eSIMs', description: 'Buying eSIMs, reading them and changing their state.' },
+  balance: {
+    name: 'Balance',
+    description: 'The balance live orders are paid from, every movement of it, and the refunds of cancelled eSIMs.',
+  },
   events: { name: 'Events', description: 'The event log and its replay.' },
   webhooks: { name: 'Webhooks', description: 'Endpoints that receive events, signed per Standard Webhooks.' },
   test: { name: 'Test helpers', description: 'Sandbox-only helpers, for test keys.' },

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { apiKeyRoutes } from './api-keys.ts';
+import { balanceRoutes } from './balance.ts';
 import { catalogueRoutes } from './catalogue.ts';
 import { esimRoutes } from './esim.ts';
 import { eventRoutes } from './events.ts';
@@ -18,6 +19,7 @@ export const contract = c.router({
   requestLogs: requestLogRoutes,
   catalogue: catalogueRoutes,
   esim: esimRoutes,
+  balance: balanceRoutes,
   events: eventRoutes,
   webhooks: webhookRoutes,
   test: testHelperRoutes,

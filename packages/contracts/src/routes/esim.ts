@@ -89,8 +89,11 @@ export const esimRoutes = c.router({
     summary: 'Buy eSIMs',
     description:
       'Buys `quantity` eSIMs of a bundle. Returns the order with the eSIMs it created, each in state `released` ' +
-      '(one `esim.released` event each). Sandbox orders are simulated and never charged. With `test_clock` the eSIMs ' +
-      'are created at the clock’s time and age only when it is advanced.',
+      '(one `esim.released` event each). Sandbox orders are simulated and never charged (unless a simulated balance is set ' +
+      'with POST /v1/test/balance). A live order holds its price on the balance before the supplier is asked and is one ' +
+      'purchase at the supplier whatever its speed: while the supplier’s answer is unknown, a retry with the same ' +
+      '`Idempotency-Key` gets 503 `supplier_unavailable` with `Retry-After`, never a second purchase. With `test_clock` ' +
+      'the eSIMs are created at the clock’s time and age only when it is advanced.',
     body: createEsimBodySchema,
     ...operation(
       'POST',
@@ -104,6 +107,8 @@ export const esimRoutes = c.router({
           'balance_insufficient',
           'verification_required',
           'capability_not_orderable',
+          'pricing_unavailable',
+          'supplier_unavailable',
           'supplier_refused',
           // `test_clock`: a live key, or a clock that is not the caller's.
           'live_key_test_resource',
@@ -136,7 +141,7 @@ export const esimRoutes = c.router({
       {
         service: 'inventory',
         scopes: ['esim:write'],
-        errors: ['missing_parameter', 'invalid_parameter', ...resourceErrors, 'invalid_state_transition', 'capability_not_orderable'],
+        errors: ['missing_parameter', 'invalid_parameter', ...resourceErrors, 'invalid_state_transition', 'capability_not_orderable', 'supplier_unavailable'],
       },
     ),
   },

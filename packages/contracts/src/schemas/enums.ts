@@ -25,6 +25,7 @@ export const SCOPES = [
   'webhooks:read',
   'webhooks:write',
   'keys:read',
+  'balance:read',
   'test_helpers',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -34,6 +35,30 @@ export type ServiceVersion = (typeof SERVICE_VERSIONS)[number];
 export const CURRENT_SERVICE_VERSION: ServiceVersion = '2026-09-01';
 
 export const CURRENCIES = ['USD'] as const;
+
+/**
+ * What moved a balance (records 0156 and 0157): `order` (a live order's price, held before the supplier
+ * is asked and kept when the order is recorded), `order_release` (an order's hold given back: the
+ * purchase failed or was given up), `refund` (a cancelled eSIM's price, once the supplier refunded us),
+ * `credit` (money the operator added), `adjustment` (the operator set the balance, or a sandbox helper).
+ */
+export const BALANCE_TRANSACTION_TYPES = ['order', 'order_release', 'refund', 'credit', 'adjustment'] as const;
+export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+
+/** A refund is `pending` until the supplier has refunded us (or refused to), then `succeeded` or `failed`. */
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** Why a refund was made: an unused live eSIM was cancelled. */
+export const REFUND_REASONS = ['esim_cancelled'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/**
+ * Why a refund failed: the supplier reviewed it and said no (`supplier_rejected`), or it does not refund
+ * this eSIM at all (`supplier_not_refundable`: e.g. refunds are not enabled for our account at eSIM Go).
+ */
+export const REFUND_FAILURE_REASONS = ['supplier_rejected', 'supplier_not_refundable'] as const;
+export type RefundFailureReason = (typeof REFUND_FAILURE_REASONS)[number];
 
 export const API_KEY_STATUSES = ['active', 'revoked'] as const;
 

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { ENVIRONMENTS } from './enums.ts';
 
-/** Id prefixes of DECISIONS.md "Formats", plus `att` for webhook delivery attempts and `clock` for test clocks. */
+/**
+ * Id prefixes of DECISIONS.md "Formats", plus `msgatt` for webhook delivery attempts, `clock` for test clocks,
+ * `btx` for balance transactions and `re` for refunds.
+ */
 export const ID_PREFIXES = {
   esim: 'esim',
   order: 'ord',
@@ -12,6 +15,8 @@ export const ID_PREFIXES = {
   account: 'acct',
   request: 'req',
   testClock: 'clock',
+  balanceTransaction: 'btx',
+  refund: 're',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 

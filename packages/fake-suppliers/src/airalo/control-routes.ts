@@ -8,5 +8,12 @@ export function airaloControlRouter(control: AiraloControl): Router {
   router.get('/refunds', (_req, res) => res.json(control.refunds()));
   router.post('/refunds/:refundId/approve', (req, res) => runControl(res, () => control.approveRefund(String(req.params.refundId))));
   router.post('/refunds/:refundId/reject', (req, res) => runControl(res, () => control.rejectRefund(String(req.params.refundId))));
+  router.put('/prices/:name', express.json(), (req, res) =>
+    runControl(res, () => {
+      const price = (req.body as { price?: unknown } | undefined)?.price;
+      if (typeof price !== 'number') throw new Error('price must be a number');
+      control.setPrice(String(req.params.name), price);
+    }),
+  );
   return router;
 }

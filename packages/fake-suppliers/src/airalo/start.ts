@@ -26,6 +26,8 @@ export interface AiraloControl extends FakeControl {
   approveRefund(refundId: string): Promise<AiraloRefund>;
   /** Airalo's review refuses (`POST /_fake/refunds/{id}/reject`): nothing is credited, no order changes. */
   rejectRefund(refundId: string): Promise<AiraloRefund>;
+  /** Airalo changes what a package costs us (`net_price`, USD; `PUT /_fake/prices/{package}`): listed and charged from then on. */
+  setPrice(packageId: string, netPriceUsd: number): void;
 }
 
 export interface AiraloFake {
@@ -42,7 +44,8 @@ export interface AiraloFake {
 export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<AiraloFake> {
   const runtime = fakeRuntime(options, () => freshAiraloState(options.balance ?? 10_000));
   upgradeAiraloState(runtime.context.state);
-  const catalogue = options.catalogue ?? AIRALO_CATALOGUE;
+  // A copy: a price changed on one fake never reaches another.
+  const catalogue = structuredClone(options.catalogue ?? AIRALO_CATALOGUE);
   const ctx: AiraloContext = {
     ...runtime.context,
     settings: {
@@ -83,6 +86,12 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
     refunds: () => structuredClone(ctx.state.refunds),
     approveRefund: (refundId) => settle(() => approveRefund(ctx, refundId)),
     rejectRefund: (refundId) => settle(() => rejectRefund(ctx, refundId)),
+    setPrice: (packageId, netPriceUsd) => {
+      const found = ctx.packages.get(packageId);
+      if (!found) throw new Error(`no package ${packageId}`);
+      if (!(netPriceUsd >= 0)) throw new Error('a price is a number of dollars, at least 0');
+      found.pkg.net_price = netPriceUsd;
+    },
   };
   const app = createAiraloApp(ctx, control, runtime.checks);
   const { server, close } = await runtime.serve(app);

@@ -13,5 +13,12 @@ export function esimGoControlRouter(control: EsimGoControl): Router {
       control.setRefundsEnabled(enabled);
     }),
   );
+  router.put('/prices/:name', express.json(), (req, res) =>
+    runControl(res, () => {
+      const price = (req.body as { price?: unknown } | undefined)?.price;
+      if (typeof price !== 'number') throw new Error('price must be a number');
+      control.setPrice(String(req.params.name), price);
+    }),
+  );
   return router;
 }

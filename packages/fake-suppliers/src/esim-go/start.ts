@@ -5,7 +5,7 @@ import { settle } from '../shared/recorder.ts';
 import { fakeRuntime } from '../shared/runtime.ts';
 import { createEsimGoApp } from './app.ts';
 import { ESIM_GO_CATALOGUE } from './catalogue.ts';
-import type { EsimGoContext, EsimGoFakeOptions } from './context.ts';
+import { bundleOf, type EsimGoContext, type EsimGoFakeOptions } from './context.ts';
 import { applyElapsedTime, attachEsim, depleteEsim, expireEsim, installEsim, setBundleState, setProfileStatus, useData } from './lifecycle.ts';
 import { bundlesBody, esimDetails } from './presenters.ts';
 import { freshEsimGoState, type BundleState, type EsimGoState, type ProfileStatus } from './state.ts';
@@ -21,6 +21,8 @@ export interface EsimGoControl extends FakeControl {
   setRefundsEnabled(enabled: boolean): void;
   /** A copy of everything the fake remembers (organisation, eSIMs, orders, inventory). */
   state(): EsimGoState;
+  /** eSIM Go changes what a bundle costs (`price`, the organisation's currency; `PUT /_fake/prices/{bundle}`): listed, quoted and charged from then on. */
+  setPrice(bundle: string, price: number): void;
 }
 
 export interface EsimGoFake {
@@ -46,7 +48,8 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
       smdpAddress: options.smdpAddress ?? 'rsp.esim-go.example',
       rateLimit: options.rateLimit ?? { limit: 10, windowMs: 1000 },
     },
-    catalogue: options.catalogue ?? ESIM_GO_CATALOGUE,
+    // A copy: a price changed on one fake never reaches another.
+    catalogue: structuredClone(options.catalogue ?? ESIM_GO_CATALOGUE),
   };
   if (options.callbackUrl !== undefined) ctx.state.organisation.callback_url = options.callbackUrl;
   const control: EsimGoControl = {
@@ -75,6 +78,12 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
       return esim ? { ...esimDetails(esim, false), ...bundlesBody(ctx, esim.assignments), history: structuredClone(esim.history) } : undefined;
     },
     state: () => structuredClone(ctx.state),
+    setPrice: (bundle, price) => {
+      const found = bundleOf(ctx, bundle);
+      if (!found) throw new Error(`no bundle ${bundle}`);
+      if (!(price >= 0)) throw new Error('a price is a number, at least 0');
+      found.price = price;
+    },
   };
   const app = createEsimGoApp(ctx, control, runtime.checks);
   const { server, close } = await runtime.serve(app);

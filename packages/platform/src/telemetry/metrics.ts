@@ -26,6 +26,9 @@ interface Instruments {
   supplierCallDuration: Histogram;
   supplierErrors: Counter;
   supplierReports: Counter;
+  supplierPurchases: Counter;
+  supplierOrphanOrders: Counter;
+  refunds: Counter;
 }
 
 /** The breaker state of each live supplier adapter, read when metrics are collected (1 open, 0 closed). */
@@ -71,6 +74,13 @@ function current(): { meter: Meter; instruments: Instruments } {
     supplierReports: meter.createCounter('connectivity.supplier.reports_total', {
       description: 'Profile reports of a live supplier applied from the inbox of its callbacks, by vendor and outcome.',
     }),
+    supplierPurchases: meter.createCounter('connectivity.supplier.purchases_total', {
+      description: 'Live purchase calls, by vendor and outcome (bought, in_doubt, refused, unavailable, price_changed).',
+    }),
+    supplierOrphanOrders: meter.createCounter('connectivity.supplier.orphan_orders_total', {
+      description: 'Vendor orders that matched no order of ours, found by the audit and released.',
+    }),
+    refunds: meter.createCounter('connectivity.refunds_total', { description: 'Refunds of cancelled live eSIMs, by status reached.' }),
   };
   meter
     .createObservableGauge('connectivity.supplier.breaker_open', { description: 'Whether the circuit to a live supplier is open (1) or closed (0).' })
@@ -104,6 +114,12 @@ export const domainMetrics = {
   },
   /** A supplier callback's report applied: `applied`, `unchanged`, `unknown` (not an eSIM of ours) or why it was ignored. */
   supplierReportApplied: (vendor: string, outcome: string) => add((i) => i.supplierReports, { vendor, outcome }),
+  /** One live purchase call's outcome (record 0159). */
+  supplierPurchase: (vendor: string, outcome: string) => add((i) => i.supplierPurchases, { vendor, outcome }),
+  /** A vendor order with no order of ours behind it, released (record 0161). */
+  supplierOrphanOrder: (vendor: string) => add((i) => i.supplierOrphanOrders, { vendor }),
+  /** A refund reached `status` (created as pending, succeeded, failed; record 0158). */
+  refund: (status: 'pending' | 'succeeded' | 'failed') => add((i) => i.refunds, { status }),
   supplierBreaker: (vendor: string, state: 'open' | 'closed') => {
     current();
     supplierBreakers.set(vendor, state === 'open' ? 1 : 0);

@@ -13,6 +13,10 @@ export async function findBundle(deps: CatalogueDeps, caller: Caller, name: stri
     return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
   }
   await assertLiveOrdering(deps, caller.accountId);
+  // DECISIONS.md "Catalogue": with no supplier configured, live orders are refused.
+  if (deps.suppliers.live.vendor === undefined) {
+    throw new ApiError('supplier_refused', { message: 'No live supplier is configured: live orders cannot be placed.' });
+  }
   const live = (await liveCatalogue(deps)).find((b) => b.name === name);
   if (live) {
     return { ...toPublicBundle(live, true), retired: live.retired, environments: sandbox ? ['test', 'live'] : ['live'] };

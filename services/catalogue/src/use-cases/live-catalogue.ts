@@ -13,6 +13,8 @@ export interface CatalogueDeps {
   bundles: SandboxBundles;
   /** The simulated supplier (sandbox) and the live one (a vendor's adapter, or unconfigured). */
   suppliers: Record<Environment, Supplier>;
+  /** Our margin over the supplier's cost, in percent (the price rule, domain/pricing.ts). */
+  marginPercent: number;
   logger: Logger;
 }
 

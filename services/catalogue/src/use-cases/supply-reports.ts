@@ -1,9 +1,9 @@
-import { ApiError, type ProfileReport, type SuppliedProfile, type SupplierVendor } from '@connectivity/contracts';
+import { ApiError, type ProfileReport, type SuppliedProfile, type SupplierVendor, type VendorOrder } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
-import { isSupplierError, type PlacedOrder } from '../clients/suppliers/port.ts';
+import { isSupplierError, type OrderWindow, type PlacedOrder } from '../clients/suppliers/port.ts';
+import { asTenant } from '../clients/suppliers/tenant.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
-
-const unavailable = () => new ApiError('supplier_unavailable', { message: 'The supplier cannot be asked right now; retry later.' });
+import { supplierErrors } from './supplier-errors.ts';
 
 /**
  * The profiles the supplier made for the order placed under `reference`, asked before buying
@@ -13,14 +13,16 @@ export async function findSupplierOrder(deps: CatalogueDeps, caller: Caller, ref
   const { since, bundle, quantity } = placed;
   let profiles: SuppliedProfile[] | undefined;
   try {
-    profiles = await deps.suppliers[caller.environment].findOrder(
-      reference,
-      since !== undefined && bundle !== undefined && quantity !== undefined ? { since, bundle, quantity } : undefined,
+    profiles = await asTenant(caller.accountId, () =>
+      deps.suppliers[caller.environment].findOrder(
+        reference,
+        since !== undefined && bundle !== undefined && quantity !== undefined ? { since, bundle, quantity } : undefined,
+      ),
     );
   } catch (error) {
     if (!isSupplierError(error)) throw error;
     deps.logger.warn({ err: error.message, failure: error.failure, reference }, 'supplier order lookup failed');
-    throw unavailable();
+    throw supplierErrors.unavailable(error);
   }
   if (!profiles) throw new ApiError('resource_not_found', { param: 'reference', message: `The supplier has no order \`${reference}\`.` });
   return profiles;
@@ -29,12 +31,36 @@ export async function findSupplierOrder(deps: CatalogueDeps, caller: Caller, ref
 /** What the supplier says of a profile now (reconciliation); 404 when it does not know the ICCID. */
 export async function reportProfile(deps: CatalogueDeps, caller: Caller, iccid: string): Promise<ProfileReport> {
   try {
-    return await deps.suppliers[caller.environment].profileReport(iccid);
+    return await asTenant(caller.accountId, () => deps.suppliers[caller.environment].profileReport(iccid));
   } catch (error) {
     if (!isSupplierError(error)) throw error;
     if (error.failure === 'unknown') throw new ApiError('resource_not_found', { param: 'iccid', message: 'The supplier does not know this eSIM.' });
     deps.logger.warn({ err: error.message, failure: error.failure }, 'supplier profile report failed');
-    throw unavailable();
+    throw supplierErrors.unavailable(error);
+  }
+}
+
+/** Whether the vendor has refunded a terminated profile whose refund it reviews (record 0158); 404 when it knows no order holding it. */
+export async function refundStatus(deps: CatalogueDeps, caller: Caller, iccid: string, vendorRefundId: string | undefined): Promise<'pending' | 'succeeded'> {
+  try {
+    return await asTenant(caller.accountId, () => deps.suppliers[caller.environment].refundStatus(iccid, vendorRefundId ?? null));
+  } catch (error) {
+    if (!isSupplierError(error)) throw error;
+    if (error.failure === 'unknown') throw new ApiError('resource_not_found', { param: 'iccid', message: 'The supplier knows no order holding this eSIM.' });
+    deps.logger.warn({ err: error.message, failure: error.failure }, 'supplier refund status failed');
+    throw supplierErrors.unavailable(error);
+  }
+}
+
+/** The live supplier's orders placed in a window, for the audit against ours (record 0161). */
+export async function listVendorOrders(deps: CatalogueDeps, window: OrderWindow): Promise<{ orders: VendorOrder[]; next_page: number | null }> {
+  try {
+    const { orders, nextPage } = await deps.suppliers.live.listOrders(window);
+    return { orders, next_page: nextPage };
+  } catch (error) {
+    if (!isSupplierError(error)) throw error;
+    deps.logger.warn({ err: error.message, failure: error.failure }, 'supplier order list failed');
+    throw supplierErrors.unavailable(error);
   }
 }
 

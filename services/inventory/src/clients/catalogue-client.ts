@@ -5,6 +5,9 @@ import {
   internalSupplyContract,
   type InternalBundle,
   type ProfileReport,
+  type PurchaseOutcome,
+  type Termination,
+  type VendorOrder,
   type SuppliedProfile,
   type SupplierVendor,
 } from '@connectivity/contracts';
@@ -24,8 +27,20 @@ export interface CatalogueClientOptions {
 /** What inventory asks of catalogue: bundles for orders, profiles (live, and a stock of sandbox ones), and live supply. */
 export interface CatalogueClient {
   getBundle(caller: Caller, name: string): Promise<InternalBundle>;
+  /** Sandbox profiles (from the stock); a live order goes through `purchase`. */
   orderProfiles(caller: Caller, input: { reference: string; bundle: string; quantity: number }): Promise<SuppliedProfile[]>;
-  profileAction(caller: Caller, iccid: string, action: ProfileAction): Promise<void>;
+  /**
+   * A live purchase, once (record 0159): bought, or in doubt (catalogue or the vendor may have made it:
+   * ask `findOrder` before buying again). A rejection means nothing was bought.
+   */
+  purchase(caller: Caller, input: { reference: string; bundle: string; quantity: number; price_cents: number }): Promise<PurchaseOutcome>;
+  profileAction(caller: Caller, iccid: string, action: Exclude<ProfileAction, 'terminate'>): Promise<void>;
+  /** Ends a live profile at the supplier; says what became of its money (record 0158). */
+  terminate(caller: Caller, iccid: string): Promise<Termination>;
+  /** Whether the vendor has refunded a terminated profile whose refund it reviews. */
+  refundStatus(caller: Caller, iccid: string, vendorRefundId: string | null): Promise<'pending' | 'succeeded'>;
+  /** The live supplier's orders placed in a window (Unix seconds), a page at a time (record 0161). */
+  vendorOrders(window: { since: number; until: number; page: number }): Promise<{ orders: VendorOrder[]; next_page: number | null }>;
   /** The profiles the supplier made for an order placed with `reference`; null when it made none. */
   /** `placed`: when, what and how many, for a vendor whose orders may lack the reference (record 0132). */
   findOrder(caller: Caller, reference: string, placed?: { since: number; bundle: string; quantity: number }): Promise<SuppliedProfile[] | null>;
@@ -48,8 +63,10 @@ const orNull = async <T>(call: Promise<T>): Promise<T | null> => {
 const ACTIONS = {
   suspend: internalSupplyContract.suspendProfile,
   resume: internalSupplyContract.resumeProfile,
-  terminate: internalSupplyContract.terminateProfile,
 } as const;
+
+/** How long catalogue's purchase may still be running at the vendor when its own answer was lost (record 0159). */
+export const CATALOGUE_PURCHASE_IN_DOUBT_SECONDS = 600;
 
 /**
  * catalogue's internal contract through the platform's internal client: path parameters are
@@ -96,14 +113,41 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
       caller.environment === 'test'
         ? sandboxBundle(caller, name)
         : guarded(() => client.call(internalContract.catalogue.getBundle, { params: { name }, caller })),
-    orderProfiles: (caller, body) =>
-      caller.environment === 'test'
-        ? sandboxStock.take(caller, body.bundle, body.quantity)
-        : guarded(async () => (await client.call(internalSupplyContract.orderProfiles, { body, caller })).profiles),
+    orderProfiles: (caller, body) => {
+      if (caller.environment !== 'test') throw new TypeError('live profiles are bought with purchase()');
+      return sandboxStock.take(caller, body.bundle, body.quantity);
+    },
+    purchase: async (caller, body) => {
+      try {
+        return await client.call(internalSupplyContract.orderProfiles, { body, caller });
+      } catch (error) {
+        // Sent, and no answer came back (a timeout, a reset) or catalogue failed midway: it may have
+        // bought. Never sent: nothing was bought, and that is our own outage.
+        if ((error instanceof UpstreamFailure && !error.notSent) || (error instanceof ApiError && error.code === 'internal_error')) {
+          options.logger.warn({ reference: body.reference, err: errorMessage(error) }, 'live purchase call ended without an answer; the purchase is in doubt');
+          return { outcome: 'in_doubt', retry_after_seconds: 5, settles_within_seconds: CATALOGUE_PURCHASE_IN_DOUBT_SECONDS, vendor_request_id: null };
+        }
+        if (error instanceof UpstreamFailure) throw new Error('catalogue could not be reached', { cause: error });
+        throw error;
+      }
+    },
     profileAction: (caller, iccid, action) =>
       guarded(async () => {
         await client.call(ACTIONS[action], { params: { iccid }, body: {}, caller });
       }),
+    terminate: (caller, iccid) => guarded(() => client.call(internalSupplyContract.terminateProfile, { params: { iccid }, body: {}, caller })),
+    refundStatus: (caller, iccid, vendorRefundId) =>
+      guarded(
+        async () =>
+          (
+            await client.call(internalSupplyContract.refundStatus, {
+              params: { iccid },
+              query: vendorRefundId === null ? {} : { vendor_refund_id: vendorRefundId },
+              caller,
+            })
+          ).status,
+      ),
+    vendorOrders: (window) => guarded(() => client.call(internalSupplyCallbacksContract.listVendorOrders, { query: window })),
     findOrder: (caller, reference, placed) =>
       guarded(
         async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, query: placed ?? {}, caller })))?.profiles ?? null,

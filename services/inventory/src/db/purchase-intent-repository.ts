@@ -15,50 +15,95 @@ export interface PurchaseIntent {
   bundle: string;
   quantity: number;
   state: IntentState;
+  /** What the order holds of the balance until it is recorded or given up (record 0157). */
+  hold_cents: number;
+  /** Until when the supplier's answer to our call may still come (Unix ms; record 0159); null: not in doubt. */
+  in_doubt_until: number | null;
+  vendor_request_id: string | null;
   created_at: number;
 }
 
 const intents = (db: Knex) => db.withSchema(SCHEMA).from('purchase_intents');
 
-type IntentRow = Omit<PurchaseIntent, 'quantity' | 'created_at'> & { quantity: string | number; created_at: string | number };
-const fromRow = (row: IntentRow): PurchaseIntent => ({ ...row, quantity: Number(row.quantity), created_at: Number(row.created_at) });
+type IntentRow = Omit<PurchaseIntent, 'quantity' | 'hold_cents' | 'in_doubt_until' | 'created_at'> & {
+  quantity: string | number;
+  hold_cents: string | number;
+  in_doubt_until: string | number | null;
+  created_at: string | number;
+};
+
+const COLUMNS = [
+  'order_id',
+  'account_id',
+  'environment',
+  'key_id',
+  'idempotency_key',
+  'bundle',
+  'quantity',
+  'state',
+  'hold_cents',
+  'in_doubt_until',
+  'vendor_request_id',
+  'created_at',
+];
+
+const fromRow = (row: IntentRow): PurchaseIntent => ({
+  ...row,
+  quantity: Number(row.quantity),
+  hold_cents: Number(row.hold_cents),
+  in_doubt_until: row.in_doubt_until === null ? null : Number(row.in_doubt_until),
+  created_at: Number(row.created_at),
+});
+
+/** The pending intent of a request (API key, Idempotency-Key), if an earlier attempt of it left one. */
+export async function findPendingIntent(db: Knex, request: { keyId: string; idempotencyKey: string }): Promise<PurchaseIntent | undefined> {
+  const row = (await intents(db).select(COLUMNS).where({ key_id: request.keyId, idempotency_key: request.idempotencyKey, state: 'pending' }).first()) as
+    IntentRow | undefined;
+  return row && fromRow(row);
+}
+
+/** Writes a new pending intent, in the transaction that takes its hold. */
+export async function insertIntent(
+  trx: Knex.Transaction,
+  intent: Omit<PurchaseIntent, 'state' | 'in_doubt_until' | 'vendor_request_id' | 'created_at'>,
+  nowMs: number,
+  nextCheckAt: number,
+): Promise<PurchaseIntent> {
+  const [row] = (await intents(trx)
+    .insert({ ...intent, state: 'pending', created_at: nowMs, next_check_at: nextCheckAt })
+    .returning(COLUMNS)) as IntentRow[];
+  return fromRow(row as IntentRow);
+}
+
+/** Live purchases of the account still in flight (pending): counted under the balance's lock. */
+export async function countInFlight(trx: Knex.Transaction, accountId: string): Promise<number> {
+  const [row] = (await intents(trx).where({ account_id: accountId, state: 'pending' }).count({ n: '*' })) as { n: string | number }[];
+  return Number(row?.n ?? 0);
+}
+
+/** A retry works on the intent now: the abandoned-intent worker leaves it alone until `nextCheckAt`. */
+export async function deferIntentCheck(db: Knex, orderId: string, nextCheckAt: number): Promise<void> {
+  await intents(db).where({ order_id: orderId, state: 'pending' }).update({ next_check_at: nextCheckAt });
+}
 
 /**
- * The pending intent of the request (API key, Idempotency-Key), made now if it has none, in its
- * own statement (so it is committed before the supplier is asked). `resumed` says it was made by an
- * earlier attempt of the same request, which may have bought before it died.
+ * The supplier's answer to our purchase call is unknown (record 0159): no second purchase for this
+ * order before `untilMs` unless the supplier shows the first; the worker looks again after it.
  */
-export async function openIntent(
-  db: Knex,
-  intent: Omit<PurchaseIntent, 'state' | 'created_at'>,
-  nowMs: number,
-  checkAfterMs: number,
-): Promise<{ intent: PurchaseIntent; resumed: boolean }> {
-  const row = { ...intent, state: 'pending', created_at: nowMs, next_check_at: nowMs + checkAfterMs };
-  if (intent.key_id === null || intent.idempotency_key === null) {
-    const [made] = (await intents(db).insert(row).returning('*')) as IntentRow[];
-    return { intent: fromRow(made as IntentRow), resumed: false };
-  }
-  const [made] = (await intents(db)
-    .insert(row)
-    .onConflict(db.raw("(key_id, idempotency_key) where state = 'pending' and key_id is not null"))
-    .ignore()
-    .returning('*')) as IntentRow[];
-  if (made) return { intent: fromRow(made), resumed: false };
-  const found = (await intents(db).where({ key_id: intent.key_id, idempotency_key: intent.idempotency_key, state: 'pending' }).first()) as
-    IntentRow | undefined;
-  // Settled between the two statements (the earlier attempt finished after all): a fresh intent.
-  if (!found) return openIntent(db, intent, nowMs, checkAfterMs);
-  // The retry works on it now: the abandoned-intent worker leaves it alone meanwhile.
+export async function markInDoubt(db: Knex, orderId: string, untilMs: number, vendorRequestId: string | null, nextCheckAt: number): Promise<void> {
   await intents(db)
-    .where({ order_id: found.order_id, state: 'pending' })
-    .update({ next_check_at: nowMs + checkAfterMs });
-  return { intent: fromRow(found), resumed: true };
+    .where({ order_id: orderId, state: 'pending' })
+    .update({ in_doubt_until: untilMs, next_check_at: nextCheckAt, ...(vendorRequestId !== null && { vendor_request_id: vendorRequestId }) });
+}
+
+/** The purchase call ended (bought, or refused for sure): the intent is no longer in doubt. */
+export async function clearInDoubt(db: Knex, orderId: string): Promise<void> {
+  await intents(db).where({ order_id: orderId, state: 'pending' }).update({ in_doubt_until: null });
 }
 
 /** The intent under its row lock, in the transaction that records or releases its purchase. */
 export async function lockIntent(trx: Knex.Transaction, orderId: string): Promise<PurchaseIntent | undefined> {
-  const row = (await intents(trx).where('order_id', orderId).forUpdate().first()) as IntentRow | undefined;
+  const row = (await intents(trx).select(COLUMNS).where('order_id', orderId).forUpdate().first()) as IntentRow | undefined;
   return row && fromRow(row);
 }
 
@@ -67,7 +112,7 @@ export async function settleIntent(db: Knex, orderId: string, state: Exclude<Int
 }
 
 /** Pending intents older than their check time: no attempt is recording them any more. */
-export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at'>;
+export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at' | 'in_doubt_until'>;
 
 /**
  * How the supplier may recognise an intent's purchase when asked what it did (record 0132): from
@@ -92,7 +137,12 @@ export async function claimAbandonedIntents(db: Knex, nowMs: number, leaseMs: nu
     orderBy: 'next_check_at',
     limit,
     set: { sql: 'next_check_at = ?', bindings: [nowMs + leaseMs] },
-    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at'],
+    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at', 'in_doubt_until'],
   });
-  return claimed.map((row) => ({ ...row, quantity: Number(row.quantity), created_at: Number(row.created_at) }));
+  return claimed.map((row) => ({
+    ...row,
+    quantity: Number(row.quantity),
+    created_at: Number(row.created_at),
+    in_doubt_until: row.in_doubt_until === null ? null : Number(row.in_doubt_until),
+  }));
 }

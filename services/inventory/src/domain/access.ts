@@ -6,12 +6,12 @@ import type { Caller } from '@connectivity/platform';
  * caller (404, so ids cannot be probed); the caller's own in the other environment is a 403
  * that names the mix-up.
  */
-export function assertCanReach(resource: { account_id: string; environment: Environment }, caller: Caller, param = 'id'): void {
-  if (resource.account_id !== caller.accountId) throw notFound(param);
+export function assertCanReach(resource: { account_id: string; environment: Environment }, caller: Caller, param = 'id', what = 'eSIM'): void {
+  if (resource.account_id !== caller.accountId) throw notFound(param, what);
   if (resource.environment === caller.environment) return;
   throw caller.environment === 'test'
-    ? new ApiError('test_key_live_resource', { message: 'This eSIM is live; a test key reaches simulated resources only.' })
-    : new ApiError('live_key_test_resource', { message: 'This eSIM is simulated; a live key reaches live resources only.' });
+    ? new ApiError('test_key_live_resource', { message: `This ${what} is live; a test key reaches simulated resources only.` })
+    : new ApiError('live_key_test_resource', { message: `This ${what} is simulated; a live key reaches live resources only.` });
 }
 
-export const notFound = (param = 'id'): ApiError => new ApiError('resource_not_found', { param, message: 'No such eSIM.' });
+export const notFound = (param = 'id', what = 'eSIM'): ApiError => new ApiError('resource_not_found', { param, message: `No such ${what}.` });

@@ -3,6 +3,7 @@ import type { Caller, IdempotencyClaim } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient, ProfileAction } from '../clients/catalogue-client.ts';
 import { expireEsim, moveOrCancelEsim } from '../db/esim-events.ts';
+import { openRefund } from '../db/refund-ledger.ts';
 import { findEsim, updateEsimRow } from '../db/esim-repository.ts';
 import { clearTermination, recordTermination, terminationExists } from '../db/termination-repository.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
@@ -15,7 +16,12 @@ export interface UpdateEsimDeps {
   knex: Knex;
   catalogue: CatalogueClient;
   now?: () => Date;
+  /** When the refund worker first asks the vendor about a refund it reviews (record 0158). */
+  refundCheckAfterMs?: number;
 }
+
+/** The default of `refundCheckAfterMs`: Airalo's review is by hand and takes hours to days. */
+export const REFUND_CHECK_AFTER_MS = 3_600_000;
 
 /** The supplier call a live move needs before we record it; sandbox moves need none. */
 function supplierAction(esim: EsimRecord, to: EsimState): ProfileAction | undefined {
@@ -64,8 +70,12 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
   // records the cancel, and any other move is then refused from `expired`.
   const terminated = seen.environment === 'live' && (await terminationExists(deps.knex, seen.id));
   const action = terminated || to === undefined || stateUnchanged ? undefined : supplierAction(seen, to);
-  if (action) await deps.catalogue.profileAction(caller, seen.iccid, action);
-  if (action === 'terminate') await recordTermination(deps.knex, seen.id, now().getTime());
+  if (action === 'terminate') {
+    const termination = await deps.catalogue.terminate(caller, seen.iccid);
+    await recordTermination(deps.knex, seen.id, now().getTime(), { refund: termination.refund, vendor_refund_id: termination.vendor_refund_id });
+  } else if (action) {
+    await deps.catalogue.profileAction(caller, seen.iccid, action);
+  }
 
   const result = await deps.knex.transaction(async (trx) => {
     const locked = await findEsim(trx, seen.id, { lock: true });
@@ -78,10 +88,15 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
     // The supplier terminated the profile, or validity ended, and the sweeper has not come by
     // yet: the eSIM expires first (with its event, committed even if the requested change is
     // then refused), as it would a moment later.
-    const supplierTerminated = esim.environment === 'live' && (await clearTermination(trx, esim.id));
+    const supplierTerminated = esim.environment === 'live' ? await clearTermination(trx, esim.id) : undefined;
     if (esim.state !== 'expired' && (supplierTerminated || isPastValidity(esim, seconds))) {
       esim = await expireEsim(trx, esim, supplierTerminated ? 'cancelled' : 'validity_ended', at);
       moved = true;
+    }
+    // The cancel's money: refunded, asked for, or refused by the vendor (record 0158); also when a
+    // concurrent cancel recorded the move first (an eSIM has one refund at most).
+    if (supplierTerminated && esim.expired_reason === 'cancelled') {
+      await openRefund(trx, esim, supplierTerminated, at, deps.refundCheckAfterMs ?? REFUND_CHECK_AFTER_MS);
     }
     // A state the eSIM was already in when read asks for no move: a concurrent move since then
     // stands (and was not prepared with the supplier here), unless the eSIM just expired.
@@ -102,8 +117,14 @@ export async function updateEsim(deps: UpdateEsimDeps, caller: Caller, idOrIccid
       await updateEsimRow(trx, esim.id, { metadata, updated_at: seconds });
     }
     if (plan?.kind === 'move') {
+      const unused = esim.state === 'released' || esim.state === 'installed';
       esim = await moveOrCancelEsim(trx, esim, plan.to, at);
       moved = true;
+      // The sandbox's supplier refunds a cancelled unused eSIM after a review, as Airalo does (record
+      // 0158): pending, settled by the refund worker or at once with POST /v1/test/refunds/{id}/settle.
+      if (esim.environment === 'test' && unused && esim.expired_reason === 'cancelled') {
+        await openRefund(trx, esim, { refund: 'requested', vendor_refund_id: null }, at, deps.refundCheckAfterMs ?? REFUND_CHECK_AFTER_MS);
+      }
     }
     await claim.record(trx, 200, toPublicEsim(esim));
     return { esim, moved, refusal: undefined };

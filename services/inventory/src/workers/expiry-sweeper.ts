@@ -1,8 +1,10 @@
 import { domainMetrics, startPoller, sweepDue, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { expireEsim } from '../db/esim-events.ts';
+import { openRefund } from '../db/refund-ledger.ts';
 import { esimFromRow, esimsPastValidity, type EsimRow } from '../db/esim-repository.ts';
 import { clearTermination, esimsTerminated } from '../db/termination-repository.ts';
+import { REFUND_CHECK_AFTER_MS } from '../use-cases/update-esim.ts';
 
 export interface ExpirySweeperOptions {
   knex: Knex;
@@ -10,6 +12,8 @@ export interface ExpirySweeperOptions {
   intervalMs: number;
   batchSize: number;
   now?: () => Date;
+  /** When the refund worker first asks the vendor about a refund it reviews, for a cancel recorded here. */
+  refundCheckAfterMs?: number;
 }
 
 export interface ExpirySweeper {
@@ -56,10 +60,11 @@ export function startExpirySweeper(options: ExpirySweeperOptions): ExpirySweeper
       apply: async (trx, rows) => {
         let moved = 0;
         for (const esim of rows.map(esimFromRow)) {
-          await clearTermination(trx, esim.id);
-          if (esim.state === 'expired') continue;
-          await expireEsim(trx, esim, 'cancelled', at);
-          moved += 1;
+          const money = await clearTermination(trx, esim.id);
+          if (!money || (esim.state === 'expired' && esim.expired_reason !== 'cancelled')) continue;
+          const cancelled = esim.state === 'expired' ? esim : await expireEsim(trx, esim, 'cancelled', at);
+          await openRefund(trx, cancelled, money, at, options.refundCheckAfterMs ?? REFUND_CHECK_AFTER_MS);
+          if (cancelled !== esim) moved += 1;
         }
         return moved;
       },

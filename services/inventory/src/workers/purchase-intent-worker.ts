@@ -1,7 +1,8 @@
 import { errorMessage, startPoller, type Caller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
-import { claimAbandonedIntents, placedOf, settleIntent, type DueIntent } from '../db/purchase-intent-repository.ts';
+import { claimAbandonedIntents, placedOf, type DueIntent } from '../db/purchase-intent-repository.ts';
+import { returnHold } from '../db/purchase-settlement.ts';
 import { releasePurchase } from '../use-cases/release-purchase.ts';
 
 export interface PurchaseIntentWorkerOptions {
@@ -21,12 +22,13 @@ export interface PurchaseIntentWorker {
 }
 
 /**
- * Live purchases left behind (record 0152): an intent still pending past its check time belongs
- * to an order whose attempt died or failed between asking the supplier and committing, and was
- * not retried. The supplier is asked what it did under that reference: profiles it made are handed
- * to the supplier-release work (terminated, or refunded where the vendor refunds), in the
- * transaction that settles the intent under its lock (so a late retry that records them wins or
- * loses cleanly); nothing made, the intent is void.
+ * Live purchases left behind (records 0152, 0159): an intent still pending past its check time
+ * belongs to an order whose attempt died or failed between asking the supplier and committing, or
+ * whose purchase was in doubt, and was not retried. The supplier is asked what it did under that
+ * reference: profiles it made are handed to the supplier-release work (terminated, or refunded where
+ * the vendor refunds) and the hold is given back, in the transaction that settles the intent under
+ * its lock (so a late retry that records them wins or loses cleanly); nothing made and the vendor's
+ * window past, the intent is void and its hold given back.
  */
 export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions): PurchaseIntentWorker {
   const now = options.now ?? (() => Date.now());
@@ -36,7 +38,9 @@ export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions):
     const caller: Caller = { accountId: intent.account_id, environment: 'live' };
     const profiles = await options.catalogue.findOrder(caller, intent.order_id, placedOf(intent));
     if (profiles === null || profiles.length === 0) {
-      await settleIntent(options.knex, intent.order_id, 'void', now());
+      // Still within the vendor's window: its order may yet appear; asked again after it.
+      if (intent.in_doubt_until !== null && now() < intent.in_doubt_until) return;
+      await options.knex.transaction((trx) => returnHold(trx, intent.order_id, 'void', new Date(now()), 'Nothing was bought'));
       return;
     }
     await releasePurchase(

@@ -44,7 +44,7 @@ export function startSupplierReleaseWorker(options: SupplierReleaseWorkerOptions
     const recorded = await recordedIccids(options.knex, item.iccids);
     try {
       for (const iccid of item.iccids) {
-        if (!recorded.has(iccid)) await options.catalogue.profileAction(caller, iccid, 'terminate');
+        if (!recorded.has(iccid)) await options.catalogue.terminate(caller, iccid);
       }
     } catch (error) {
       const message = errorMessage(error);

@@ -1,13 +1,21 @@
 import type { EventType } from '../../events/types.ts';
 import type { TypedEventOf } from '../../events/typed.ts';
-import { activeEsimExample, apiKeyExample, EXAMPLE_IDS, EXAMPLE_TIME, esimExample } from './resources.ts';
+import { activeEsimExample, apiKeyExample, balanceExample, EXAMPLE_IDS, EXAMPLE_TIME, esimExample, refundExample } from './resources.ts';
 
 /** `time` of an event at `second`, with milliseconds, as events carry it. */
 const timeAt = (second: number, millis: number): string => `${new Date(second * 1000).toISOString().slice(0, 19)}.${String(millis).padStart(3, '0')}Z`;
 
-function envelope<T extends EventType>(type: T, id: string, second: number, data: TypedEventOf<T>['data']): TypedEventOf<T> {
-  return { object: 'event', id, type, time: timeAt(second, 412), created_at: second, data, environment: 'test' } as TypedEventOf<T>;
+function envelope<T extends EventType>(
+  type: T,
+  id: string,
+  second: number,
+  data: TypedEventOf<T>['data'],
+  environment: 'test' | 'live' = 'test',
+): TypedEventOf<T> {
+  return { object: 'event', id, type, time: timeAt(second, 412), created_at: second, data, environment } as TypedEventOf<T>;
 }
+
+const pendingRefund = { ...refundExample, status: 'pending' as const, updated_at: refundExample.created_at };
 
 const at = (offset: number) => EXAMPLE_TIME + offset;
 const moved = (state: typeof esimExample.state, offset: number) => ({ ...activeEsimExample, state, updated_at: at(offset) });
@@ -46,4 +54,20 @@ export const EVENT_EXAMPLES: { [T in EventType]: TypedEventOf<T> } = {
   'api_key.revoked': envelope('api_key.revoked', 'evt_01m7q5d7j41hygcpwpq5e6eycn', at(86_400), {
     object: { ...apiKeyExample, status: 'revoked', revoked_at: at(86_400) },
   }),
+  'refund.created': envelope('refund.created', 'evt_01m7q5dr2pa9c5wx3k7tz0h4fm', at(300), { object: pendingRefund }, 'live'),
+  'refund.succeeded': envelope('refund.succeeded', 'evt_01m7q5dsd8f1m6qe9v2yb4n7wk', at(600), { object: refundExample }, 'live'),
+  'refund.failed': envelope(
+    'refund.failed',
+    'evt_01m7q5dtr3h7b0ze5c8mx1q6pv',
+    at(86_400),
+    { object: { ...refundExample, status: 'failed', failure_reason: 'supplier_rejected', updated_at: at(86_400) } },
+    'live',
+  ),
+  'balance.low': envelope(
+    'balance.low',
+    'evt_01m7q5dvabk2w8nr4f6hs9x3ty',
+    at(0),
+    { object: { ...balanceExample, available_cents: 9_402 }, threshold_cents: 10_000 },
+    'live',
+  ),
 };

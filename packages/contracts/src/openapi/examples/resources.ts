@@ -1,4 +1,6 @@
 import type { ApiKey } from '../../schemas/api-key.ts';
+import type { Balance, BalanceTransaction } from '../../schemas/balance.ts';
+import type { Refund } from '../../schemas/refund.ts';
 import type { Bundle } from '../../schemas/bundle.ts';
 import type { Esim } from '../../schemas/esim.ts';
 import { appleInstallUrl } from '../../schemas/esim.ts';
@@ -25,6 +27,10 @@ export const EXAMPLE_IDS = {
   webhookAttempt: 'msgatt_01m7q5dcxgt891wb09b9y73my6',
   request: 'req_01m7q5de8b3fch26w14wmchwyf',
   testClock: 'clock_01m7q5dgy19q9g8xe6szaeavsn',
+  liveEsim: 'esim_01m7q5dk9b2sg4h7wzv1x3yq8n',
+  liveOrder: 'ord_01m7q5dmm6ahq0ycbn8f4r2kte',
+  balanceTransaction: 'btx_01m7q5dnzr3xw5bcf0q9m6v2hd',
+  refund: 're_01m7q5dqbb7ct2kdy8s4wa5n1f',
 } as const;
 
 const SMDP = 'sandbox.smdp.invalid';
@@ -186,4 +192,54 @@ export const requestLogExample: RequestLog = {
   api_key: EXAMPLE_IDS.apiKey,
   environment: 'test',
   created_at: EXAMPLE_TIME,
+};
+
+/** A live balance after one order of 2 eSIMs at $17.99 was recorded and one of them cancelled and refunded. */
+export const balanceExample: Balance = {
+  object: 'balance',
+  environment: 'live',
+  available_cents: 48_201,
+  pending_cents: 0,
+  currency: 'USD',
+  low_balance_threshold_cents: 10_000,
+  simulated: false,
+};
+
+export const balanceTransactionExamples: BalanceTransaction[] = [
+  {
+    object: 'balance_transaction',
+    id: EXAMPLE_IDS.balanceTransaction,
+    type: 'refund',
+    amount_cents: 1_799,
+    balance_after_cents: 48_201,
+    currency: 'USD',
+    source: EXAMPLE_IDS.refund,
+    description: `Refund of ${EXAMPLE_IDS.liveEsim}`,
+    created_at: EXAMPLE_TIME + 600,
+  },
+  {
+    object: 'balance_transaction',
+    id: 'btx_01m7q5dn0c8yq2v7r1kx4d9gwz',
+    type: 'order',
+    amount_cents: -3_598,
+    balance_after_cents: 46_402,
+    currency: 'USD',
+    source: EXAMPLE_IDS.liveOrder,
+    description: '2 × esim_5GB_30D_EU',
+    created_at: EXAMPLE_TIME,
+  },
+];
+
+export const refundExample: Refund = {
+  object: 'refund',
+  id: EXAMPLE_IDS.refund,
+  esim: EXAMPLE_IDS.liveEsim,
+  order: EXAMPLE_IDS.liveOrder,
+  amount_cents: 1_799,
+  currency: 'USD',
+  status: 'succeeded',
+  reason: 'esim_cancelled',
+  failure_reason: null,
+  created_at: EXAMPLE_TIME + 300,
+  updated_at: EXAMPLE_TIME + 600,
 };

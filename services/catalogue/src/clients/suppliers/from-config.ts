@@ -15,6 +15,8 @@ export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier
     marginPercent: config.SUPPLIER_MARGIN_PERCENT,
     catalogueTtlMs: config.SUPPLIER_CATALOGUE_TTL_MS,
     catalogueMaxStaleMs: config.SUPPLIER_CATALOGUE_MAX_STALE_MS,
+    orderSettleMs: config.SUPPLIER_ORDER_SETTLE_MS,
+    maxQueuedPerTenant: config.SUPPLIER_MAX_QUEUED_PER_ACCOUNT,
     logger,
   };
   switch (config.LIVE_SUPPLIER) {
@@ -24,6 +26,8 @@ export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier
         baseUrl: config.AIRALO_API_URL,
         clientId: config.AIRALO_CLIENT_ID!,
         clientSecret: config.AIRALO_CLIENT_SECRET!,
+        asyncOrdersWebhookUrl: config.AIRALO_WEBHOOK_URL,
+        asyncFromQuantity: config.AIRALO_ASYNC_FROM_QUANTITY,
       });
     case 'esim-go':
       return createEsimGoSupplier({ ...common, baseUrl: config.ESIMGO_API_URL, apiKey: config.ESIMGO_API_KEY! });

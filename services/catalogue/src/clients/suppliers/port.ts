@@ -1,4 +1,4 @@
-import type { ProfileReport, SuppliedProfile, SupplierVendor } from '@connectivity/contracts';
+import type { ProfileReport, SuppliedProfile, SupplierVendor, TerminationRefund, VendorOrder } from '@connectivity/contracts';
 import type { CatalogueBundle } from '../../domain/bundle.ts';
 
 /** A bundle as a supplier sells it: the catalogue fields without our retail price. */
@@ -21,6 +21,28 @@ export interface PlacedOrder {
   quantity: number;
 }
 
+/**
+ * What a purchase call came to (record 0159): `bought` with the profiles and what the vendor charged
+ * per profile (cents, USD; null when it did not say), or `in_doubt`: the vendor may have made the
+ * order or may still make it, and says so within `settlesWithinSeconds`.
+ */
+export type Purchase =
+  | { outcome: 'bought'; profiles: SuppliedProfile[]; unitCostCents: number | null }
+  | { outcome: 'in_doubt'; retryAfterSeconds: number; settlesWithinSeconds: number; vendorRequestId: string | null };
+
+/** What ending a profile did about money (record 0158). */
+export interface Termination {
+  refund: TerminationRefund;
+  vendorRefundId: string | null;
+}
+
+/** A window of the vendor's orders (Unix seconds) and the page of it asked for. */
+export interface OrderWindow {
+  since: number;
+  until: number;
+  page: number;
+}
+
 /** A vendor's callback as received: the exact bytes it signed and its headers (names in lower case). */
 export interface SupplierCallback {
   rawBody: Buffer;
@@ -41,13 +63,22 @@ export interface Supplier {
   listBundles(): Promise<SupplierBundle[]>;
   /** The price of each bundle, in US cents, by bundle name: what we sell it for. */
   listPrices(): Promise<Map<string, number>>;
-  /** Buys `quantity` profiles, once per call: a retry after an unknown outcome goes through `findOrder` first. */
-  orderProfiles(input: OrderProfilesInput): Promise<SuppliedProfile[]>;
+  /**
+   * Buys `quantity` profiles, once per call: a retry after an unknown outcome goes through `findOrder`
+   * first. Fails with SupplierError only when nothing was bought (refused, or never sent).
+   */
+  purchase(input: OrderProfilesInput): Promise<Purchase>;
+  /** What the vendor would charge per profile now (cents, USD), where it quotes without buying; undefined where it does not. */
+  quote?(bundle: string, quantity: number): Promise<number | undefined>;
+  /** Forgets the cached catalogue and prices (the vendor's price changed), so the next read asks the vendor. */
+  refreshCatalogue(): void;
   /**
    * The profiles of the order placed with this reference, or undefined when the vendor has none.
    * `placed` (when known) lets a vendor whose orders may lack the reference recognise the order.
    */
   findOrder(reference: string, placed?: PlacedOrder): Promise<SuppliedProfile[] | undefined>;
+  /** The vendor's orders placed in a window, a page at a time (the audit against ours, record 0161). */
+  listOrders(window: OrderWindow): Promise<{ orders: VendorOrder[]; nextPage: number | null }>;
   /** What the vendor says of a profile now, in our terms; `unknown` when it does not know the ICCID. */
   profileReport(iccid: string): Promise<ProfileReport>;
   /**
@@ -59,7 +90,9 @@ export interface Supplier {
   suspendProfile(iccid: string): Promise<void>;
   resumeProfile(iccid: string): Promise<void>;
   /** Ends a profile for good (a cancelled eSIM, or one we could not record); unused, it is refunded where the vendor offers it. Idempotent. */
-  terminateProfile(iccid: string): Promise<void>;
+  terminateProfile(iccid: string): Promise<Termination>;
+  /** Whether the vendor has refunded a profile whose refund it reviews (`requested` by `terminateProfile`). */
+  refundStatus(iccid: string, vendorRefundId: string | null): Promise<'pending' | 'succeeded'>;
 }
 
 /** What can be done to a live profile at the supplier. */
@@ -67,22 +100,34 @@ export type ProfileAction = 'suspend' | 'resume' | 'terminate';
 
 /**
  * Why a supplier call failed: `unavailable` (not configured, unreachable, timed out, 5xx, 429,
- * or the circuit is open), `refused` (it answered and said no), `unsupported` (it cannot do this
- * for this profile or bundle), `unknown` (it does not know the bundle or profile), `forged` (a
- * callback whose signature is missing or wrong), `malformed` (a callback that cannot be read).
+ * or the circuit is open), `throttled` (our own limiter kept it from being sent: the vendor's rate
+ * budget is spent; never counted by the breaker), `refused` (it answered and said no),
+ * `unsupported` (it cannot do this for this profile or bundle), `unknown` (it does not know the
+ * bundle or profile), `forged` (a callback whose signature is missing or wrong), `malformed` (a
+ * callback that cannot be read).
  */
-export type SupplierFailure = 'unavailable' | 'refused' | 'unsupported' | 'unknown' | 'forged' | 'malformed';
+export type SupplierFailure = 'unavailable' | 'throttled' | 'refused' | 'unsupported' | 'unknown' | 'forged' | 'malformed';
 
 export class SupplierError extends Error {
   override readonly name = 'SupplierError';
   readonly failure: SupplierFailure;
   /** The vendor's HTTP status, when it answered one. */
   readonly status: number | undefined;
+  /**
+   * Whether the request may have reached the vendor and been acted on (a timeout after it was sent,
+   * a 5xx): for a purchase, the outcome is unknown. False when it certainly was not (never sent, a
+   * refused connection, an open circuit, our limiter, a 429, or an answer that said no).
+   */
+  readonly sent: boolean;
+  /** The vendor's `Retry-After`, in seconds, when it gave one. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(failure: SupplierFailure, message: string, options?: { cause?: unknown; status?: number }) {
+  constructor(failure: SupplierFailure, message: string, options?: { cause?: unknown; status?: number; sent?: boolean; retryAfterSeconds?: number }) {
     super(message, options);
     this.failure = failure;
     this.status = options?.status;
+    this.sent = options?.sent ?? false;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

@@ -22,17 +22,21 @@ export function createSimulatedSupplier(bundles: SandboxBundles): Supplier {
     async listPrices() {
       return new Map((await bundles.all()).map((b) => [b.name, b.price_cents]));
     },
-    async orderProfiles({ bundle, quantity }) {
+    // The sandbox catalogue changes only by migrations.
+    refreshCatalogue: () => undefined,
+    async purchase({ bundle, quantity }) {
       if (!(await bundles.get(bundle))) throw new SupplierError('unknown', `unknown bundle ${bundle}`);
-      return Array.from({ length: quantity }, sandboxProfile);
+      return { outcome: 'bought', profiles: Array.from({ length: quantity }, sandboxProfile), unitCostCents: null };
     },
     // Nothing is bought, so there is nothing to find after a crash, and no vendor reports or calls back.
     findOrder: () => Promise.resolve(undefined),
+    listOrders: () => Promise.resolve({ orders: [], nextPage: null }),
     profileReport: (iccid) => Promise.reject(new SupplierError('unknown', `the sandbox reports nothing of ${iccid}`)),
     parseCallback: () => Promise.reject(new SupplierError('unsupported', 'the sandbox has no callbacks')),
     // Sandbox profiles live nowhere else: suspending, resuming and ending them is only our own state.
     suspendProfile: () => Promise.resolve(),
     resumeProfile: () => Promise.resolve(),
-    terminateProfile: () => Promise.resolve(),
+    terminateProfile: () => Promise.resolve({ refund: 'none', vendorRefundId: null }),
+    refundStatus: () => Promise.resolve('succeeded'),
   };
 }

@@ -71,6 +71,10 @@ export function createCatalogueCache(options: CatalogueCacheOptions, load: () =>
     peek(): VendorCatalogue | undefined {
       return held?.catalogue;
     },
+    /** Drops the copy: the vendor's prices changed (record 0160), so it must not be served even stale. */
+    invalidate(): void {
+      held = undefined;
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, wrap, type IPolicy } from 'cockatiel';
 import { SupplierError } from './port.ts';
 import { ClientRateLimiter, type RateRule } from './rate-limiter.ts';
+import { currentTenant } from './tenant.ts';
 
 export interface VendorHttpOptions {
   vendor: SupplierVendor;
@@ -17,6 +18,8 @@ export interface VendorHttpOptions {
   breakerThreshold: number;
   /** How long an open circuit refuses calls before it lets one through to test the vendor. */
   breakerCooldownMs: number;
+  /** Calls one tenant (account) may have waiting under one rate limit; more are refused at once (record 0162). */
+  maxQueuedPerTenant?: number | undefined;
   logger: Logger;
 }
 
@@ -50,8 +53,38 @@ export interface VendorAnswer {
 export type ErrorMapper = (status: number, body: unknown, what: string) => SupplierError;
 
 // Only failures that say nothing about the request itself (network, timeout, 5xx, 429) are
-// retried and counted by the breaker; a vendor that answers "no" is healthy.
+// retried and counted by the breaker; a vendor that answers "no" is healthy, and a call our own
+// limiter kept back (`throttled`) says nothing about the vendor at all (record 0162).
 const isTransient = (error: unknown) => error instanceof SupplierError && error.failure === 'unavailable';
+
+// Errors of a connection that was never made: the vendor never saw the request.
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET_CLOSED_BEFORE_SEND',
+]);
+
+function causeCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 4; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `Retry-After` in seconds (a number of seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterSeconds(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
 
 const tracer = trace.getTracer('@connectivity/catalogue');
 
@@ -63,7 +96,7 @@ const tracer = trace.getTracer('@connectivity/catalogue');
  */
 export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapper) {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const limiter = new ClientRateLimiter();
+  const limiter = new ClientRateLimiter({ maxQueuedPerTenant: options.maxQueuedPerTenant });
   const breaker = circuitBreaker(handleWhen(isTransient), {
     halfOpenAfter: options.breakerCooldownMs,
     breaker: new ConsecutiveBreaker(options.breakerThreshold),
@@ -86,7 +119,8 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
   async function attempt(req: VendorRequest): Promise<VendorAnswer> {
     const what = `${options.vendor} ${req.operation}`;
     // Waiting for room under a limit counts against the same deadline as the call itself.
-    for (const { key, rule } of req.limits ?? []) await limiter.acquire(key, rule, options.timeoutMs, what);
+    const tenant = currentTenant();
+    for (const { key, rule } of req.limits ?? []) await limiter.acquire(key, rule, options.timeoutMs, what, tenant);
     const url = new URL(`${base}${req.path}`);
     for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
@@ -105,7 +139,9 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
       text = await response.text();
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      throw new SupplierError('unavailable', timedOut ? `${what} timed out` : `${what} could not connect`, { cause: error });
+      // A timeout or a connection lost midway leaves it unknown whether the vendor acted on it.
+      const sent = timedOut || !NOT_SENT_CODES.has(causeCode(error) ?? '');
+      throw new SupplierError('unavailable', timedOut ? `${what} timed out` : `${what} could not connect`, { cause: error, sent });
     }
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') {
@@ -122,7 +158,14 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
       'live supplier answered an error',
     );
     if (response.status >= 500 || response.status === 429 || response.status === 408) {
-      throw new SupplierError('unavailable', `${what} answered ${response.status}`, { status: response.status });
+      // A 5xx may come after the vendor acted (eSIM Go's 503 "processing" says it is still at it);
+      // a 429 or 408 is the vendor refusing to start.
+      const wait = retryAfterSeconds(response.headers.get('retry-after'));
+      throw new SupplierError('unavailable', `${what} answered ${response.status}`, {
+        status: response.status,
+        sent: response.status >= 500,
+        ...(wait !== undefined && { retryAfterSeconds: wait }),
+      });
     }
     throw mapError(response.status, parsed, what);
   }
@@ -150,10 +193,13 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
         } catch (error) {
           const failure =
             error instanceof BrokenCircuitError
-              ? new SupplierError('unavailable', `${options.vendor} is failing; calls are paused for a while`, { cause: error })
+              ? new SupplierError('unavailable', `${options.vendor} is failing; calls are paused for a while`, {
+                  cause: error,
+                  retryAfterSeconds: Math.ceil(options.breakerCooldownMs / 1000),
+                })
               : error instanceof SupplierError
                 ? error
-                : new SupplierError('unavailable', `${options.vendor} ${req.operation} failed`, { cause: error });
+                : new SupplierError('unavailable', `${options.vendor} ${req.operation} failed`, { cause: error, sent: true });
           outcome = failure.failure;
           if (failure.status !== undefined) span.setAttribute('http.response.status_code', failure.status);
           span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });

@@ -8,6 +8,7 @@ import * as testClocks from './0008_test_clocks.ts';
 import * as expiredReason from './0009_expired_reason.ts';
 import * as supplierLifecycle from './0010_supplier_lifecycle.ts';
 import * as supplierReportTraces from './0011_supplier_report_traces.ts';
+import * as ledger from './0012_ledger.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -24,5 +25,6 @@ export const migrations: MigrationSet = {
     '0009_expired_reason': expiredReason,
     '0010_supplier_lifecycle': supplierLifecycle,
     '0011_supplier_report_traces': supplierReportTraces,
+    '0012_ledger': ledger,
   },
 };

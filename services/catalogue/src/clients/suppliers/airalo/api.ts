@@ -43,11 +43,33 @@ export const packagesAnswerSchema = z.object({
 
 const simSchema = z.object({ iccid: z.string(), lpa: z.string().min(1), matching_id: z.string().min(1) });
 
-export const orderAnswerSchema = z.object({ data: z.object({ id: z.coerce.number(), sims: z.array(simSchema) }) });
+/** The order answer: its eSIMs and what Airalo charged us per eSIM (`net_price`, USD; AIR-7: in examples only). */
+export const orderAnswerSchema = z.object({
+  data: z.object({ id: z.coerce.number(), sims: z.array(simSchema), net_price: z.coerce.number().optional() }),
+});
+
+/** `POST /orders-async`: taken, with the request id its webhook will carry. */
+export const asyncOrderAnswerSchema = z.object({ data: z.object({ request_id: z.string().min(1) }) });
+
+const listedOrderSchema = z.object({
+  id: z.coerce.number(),
+  code: z.string().optional(),
+  description: z.string().nullable().optional(),
+  package_id: z.string().optional(),
+  quantity: z.coerce.number().optional(),
+  created_at: z.string().optional(),
+  sims: z.array(simSchema).optional(),
+  /** With `include=status`: `completed`, `failed`, `refunded`, `partially_refunded` (AIR-9). */
+  status: z.object({ slug: z.string() }).nullable().optional(),
+});
 
 export const ordersListSchema = z.object({
-  data: z.array(z.object({ id: z.coerce.number(), description: z.string().nullable().optional(), sims: z.array(simSchema).optional() })),
+  data: z.array(listedOrderSchema),
+  meta: z.object({ current_page: z.coerce.number().optional(), last_page: z.coerce.number().optional() }).optional(),
 });
+
+/** `POST /refund`: the request Airalo's support will review. */
+export const refundAnswerSchema = z.object({ data: z.object({ refund_id: z.coerce.string() }) });
 
 /** Usage statuses (AIR-11): NOT_ACTIVE, ACTIVE, FINISHED, UNKNOWN, EXPIRED, RECYCLED. */
 export const usageAnswerSchema = z.object({

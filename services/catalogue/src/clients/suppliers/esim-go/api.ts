@@ -27,8 +27,18 @@ const orderedEsimSchema = z.object({ iccid: z.string(), matchingId: z.string().m
 
 export const orderAnswerSchema = z.object({
   orderReference: z.string().optional(),
-  order: z.array(z.object({ esims: z.array(orderedEsimSchema).default([]) })),
+  currency: z.string().optional(),
+  order: z.array(z.object({ esims: z.array(orderedEsimSchema).default([]), pricePerUnit: z.coerce.number().optional() })),
 });
+
+/** A `type: validate` order: what it would cost, without buying (EG-4: decimals). */
+export const validateAnswerSchema = z.object({
+  currency: z.string().optional(),
+  order: z.array(z.object({ pricePerUnit: z.coerce.number().optional(), subTotal: z.coerce.number().optional(), quantity: z.coerce.number().optional() })),
+});
+
+/** A revoke's answer says whether the bundle's price came back (`…refunded to balance`). */
+export const revokeAnswerSchema = z.object({ status: z.string() });
 
 /** `GET /orders?includeIccids=true`: a list (EG-5), one object per order, its lines with their ICCIDs. */
 export const ordersListSchema = z

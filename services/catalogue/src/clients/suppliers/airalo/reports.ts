@@ -1,0 +1,58 @@
+import type { ProfileReport } from '@connectivity/contracts';
+import { SupplierError } from '../port.ts';
+import { AIRALO_LIMITS, AIRALO_MB, airaloTime, usageAnswerSchema, type AiraloUsage } from './api.ts';
+import { read, type AiraloSession } from './session.ts';
+
+/**
+ * Airalo's usage in our terms (docs/decisions/0130-vendor-status-mapping.md). Airalo reports no
+ * install: a profile is `released` until its package starts (ACTIVE, the first network attach
+ * under the first-usage policy).
+ */
+export function airaloReport(iccid: string, usage: AiraloUsage, observedAt: number): ProfileReport {
+  const unlimited = usage.is_unlimited === true || (usage.total ?? 0) <= 0;
+  const limit = unlimited ? null : Math.round((usage.total ?? 0) * AIRALO_MB);
+  const used =
+    unlimited || usage.remaining === null || usage.remaining === undefined ? null : Math.max(0, Math.round(((usage.total ?? 0) - usage.remaining) * AIRALO_MB));
+  const expiresAt = airaloTime(usage.expired_at) ?? null;
+  const base = { iccid, data_limit_bytes: limit, observed_at: observedAt };
+  switch (usage.status) {
+    case 'ACTIVE':
+      return { ...base, state: 'active', expired_reason: null, data_used_bytes: used, expires_at: expiresAt };
+    case 'FINISHED':
+      return { ...base, state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: limit ?? used, expires_at: expiresAt };
+    case 'EXPIRED':
+    case 'RECYCLED':
+      return { ...base, state: 'expired', expired_reason: 'validity_ended', data_used_bytes: used, expires_at: expiresAt };
+    default:
+      // NOT_ACTIVE, UNKNOWN or a status Airalo adds later: nothing to move (reports only move forward).
+      return { ...base, state: 'released', expired_reason: null, data_used_bytes: null, expires_at: null };
+  }
+}
+
+/** The usage of a profile and the form of its ICCID Airalo knows. */
+export async function usageOf(session: AiraloSession, iccid: string): Promise<{ usage: AiraloUsage; vendorIccid: string }> {
+  for (const candidate of session.iccids.candidates(iccid)) {
+    try {
+      const answer = await session.call({
+        operation: 'sim_usage',
+        method: 'GET',
+        path: `/sims/${encodeURIComponent(candidate)}/usage`,
+        idempotent: true,
+        limits: [
+          { key: `usage:${candidate}`, rule: AIRALO_LIMITS.usagePerIccid },
+          { key: 'usage', rule: AIRALO_LIMITS.usagePerClient },
+        ],
+      });
+      session.iccids.fromVendor(candidate);
+      return { usage: read(usageAnswerSchema, answer, 'airalo usage').data, vendorIccid: candidate };
+    } catch (error) {
+      if (!(error instanceof SupplierError) || error.failure !== 'unknown') throw error;
+    }
+  }
+  throw new SupplierError('unknown', `airalo does not know eSIM ${iccid}`);
+}
+
+export async function airaloProfileReport(session: AiraloSession, iccid: string): Promise<ProfileReport> {
+  const { usage } = await usageOf(session, iccid);
+  return airaloReport(iccid, usage, Math.floor(Date.now() / 1000));
+}
