@@ -22,13 +22,16 @@ export interface RunningFakeSupplier {
 export async function startFakeSupplier(vendor: FakeVendorName, options: { port: number; gatewayUrl: string }): Promise<RunningFakeSupplier> {
   const hook = hookUrl(options.gatewayUrl, vendor);
   if (vendor === 'esim-go') {
-    const fake = await startEsimGoFake({ port: options.port, callbackUrl: hook });
+    // A reseller asks eSIM Go's account manager to turn refunds on; the laptop run starts as such an
+    // account (PUT /_fake/refunds {"enabled": false} tries the other kind).
+    const fake = await startEsimGoFake({ port: options.port, callbackUrl: hook, refundsEnabled: true });
     return { vendor, url: fake.url, env: liveSupplierEnv(fake), close: () => fake.close() };
   }
   const fake = await startAiraloFake({ port: options.port, checkWebhookOnOptIn: false });
   await optInAiraloWebhook(fake, hook);
   await fake.control.resetObservations();
-  return { vendor, url: fake.url, env: liveSupplierEnv(fake), close: () => fake.close() };
+  // Larger orders go through orders-async, whose webhook comes to the same hook.
+  return { vendor, url: fake.url, env: { ...liveSupplierEnv(fake), AIRALO_WEBHOOK_URL: hook }, close: () => fake.close() };
 }
 
 /** The gateway's public hook that `vendor`'s callbacks go to. */

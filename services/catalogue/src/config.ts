@@ -39,6 +39,8 @@ export const configSchema = serviceConfigSchema(8081).extend({
   SUPPLIER_ORDER_SETTLE_MS: positiveInt(600_000),
   /** Calls one account may have waiting for room under a vendor rate limit; more fail at once (record 0162). */
   SUPPLIER_MAX_QUEUED_PER_ACCOUNT: positiveInt(20),
+  /** The part of each of the vendor's rate limits one account may use, in percent: the rest stays for the others (record 0162). */
+  SUPPLIER_ACCOUNT_SHARE_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   /** Where Airalo sends an async order's webhook (our public `/hooks/airalo`); unset: every order is placed synchronously. */
   AIRALO_WEBHOOK_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
   /** Orders of at least this many eSIMs go through Airalo's orders-async (record 0159). */

@@ -29,7 +29,7 @@ import { inventoryService } from '../src/service.ts';
 import { headersFor, INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
 
 const CURSOR_SECRET = 'test-cursor-secret-0123456789-abcdef';
-const logger = createLogger({ name: 'inventory-live-test', level: 'silent' });
+const logger = createLogger({ name: 'inventory-live-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /** A 1 GB, 7-day bundle of each vendor's fake catalogue. */
 export const VENDOR_BUNDLES: Record<SupplierVendor, string> = { airalo: 'change-7days-1gb', 'esim-go': 'esim_1GB_7D_GB_V2' };

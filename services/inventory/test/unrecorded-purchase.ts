@@ -3,7 +3,7 @@ import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
 import { startPurchaseIntentWorker } from '../src/workers/purchase-intent-worker.ts';
 import { INTERNAL_TOKEN } from './support.ts';
 
-const logger = createLogger({ name: 'unrecorded-purchase', level: 'silent' });
+const logger = createLogger({ name: 'unrecorded-purchase', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /**
  * Makes the next order written for `accountId` fail in the database, once: the order's attempt

@@ -5,6 +5,7 @@ import * as rateLimits from './0003_rate_limits.ts';
 import * as requestLogs from './0005_request_logs.ts';
 import * as idempotencyForwarded from './0006_idempotency_forwarded.ts';
 import * as throwawayKeys from './0007_throwaway_keys.ts';
+import * as balanceScope from './0008_balance_scope.ts';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
@@ -16,5 +17,6 @@ export const migrations: MigrationSet = {
     '0005_request_logs': requestLogs,
     '0006_idempotency_forwarded': idempotencyForwarded,
     '0007_throwaway_keys': throwawayKeys,
+    '0008_balance_scope': balanceScope,
   },
 };

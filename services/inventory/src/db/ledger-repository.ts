@@ -1,10 +1,10 @@
 import { ApiError, type BalanceTransactionType, type Environment } from '@connectivity/contracts';
-import { buildEvent, createOutbox, newId, outboxEntry } from '@connectivity/platform';
+import { newId } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { lowBalanceChange, toPublicBalance, type BalanceRecord, type Movement, type TransactionRecord } from '../domain/balance.ts';
+import { addEvent } from './outbox-events.ts';
 import { SCHEMA } from './schema.ts';
 
-const outbox = createOutbox(SCHEMA);
 const balances = (db: Knex) => db.withSchema(SCHEMA).from('balances');
 const transactions = (db: Knex) => db.withSchema(SCHEMA).from('balance_transactions');
 
@@ -149,14 +149,16 @@ async function saveBalance(trx: Knex.Transaction, balance: BalanceRecord): Promi
 }
 
 async function addLowBalanceEvent(trx: Knex.Transaction, balance: BalanceRecord, at: Date): Promise<void> {
-  const event = buildEvent({
-    type: 'balance.low',
-    environment: balance.environment,
-    accountId: balance.account_id,
-    data: { object: toPublicBalance(balance.environment, balance), threshold_cents: balance.low_threshold_cents ?? 0 },
-    now: at,
-  });
-  await outbox.add(trx, outboxEntry(event));
+  await addEvent(
+    trx,
+    {
+      type: 'balance.low',
+      environment: balance.environment,
+      accountId: balance.account_id,
+      data: { object: toPublicBalance(balance.environment, balance), threshold_cents: balance.low_threshold_cents ?? 0 },
+    },
+    at,
+  );
 }
 
 /** The position after which the next page of transactions starts: the last one shown (its place in the ledger). */

@@ -69,15 +69,15 @@ export async function insertIntent(
   nowMs: number,
   nextCheckAt: number,
 ): Promise<PurchaseIntent> {
-  const [row] = (await intents(trx)
+  const [row] = await intents(trx)
     .insert({ ...intent, state: 'pending', created_at: nowMs, next_check_at: nextCheckAt })
-    .returning(COLUMNS)) as IntentRow[];
+    .returning<IntentRow[]>(COLUMNS);
   return fromRow(row as IntentRow);
 }
 
 /** Live purchases of the account still in flight (pending): counted under the balance's lock. */
 export async function countInFlight(trx: Knex.Transaction, accountId: string): Promise<number> {
-  const [row] = (await intents(trx).where({ account_id: accountId, state: 'pending' }).count({ n: '*' })) as { n: string | number }[];
+  const [row] = await intents(trx).where({ account_id: accountId, state: 'pending' }).count<{ n: string | number }[]>({ n: '*' });
   return Number(row?.n ?? 0);
 }
 

@@ -1,13 +1,11 @@
 import type { EventType, RefundFailureReason, TerminationRefund } from '@connectivity/contracts';
-import { buildEvent, createOutbox, domainMetrics, newId, outboxEntry } from '@connectivity/platform';
+import { domainMetrics, newId } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { EsimRecord } from '../domain/esim.ts';
 import { refundStatusOf, toPublicRefund, type RefundRecord } from '../domain/refund.ts';
 import { lockBalance, postMovement } from './ledger-repository.ts';
+import { addEvent } from './outbox-events.ts';
 import { insertRefund, unitPriceOfOrder, updateRefund } from './refund-repository.ts';
-import { SCHEMA } from './schema.ts';
-
-const outbox = createOutbox(SCHEMA);
 
 /** What the supplier did about money when it ended the profile (kept with the termination fact). */
 export interface TerminationMoney {
@@ -16,8 +14,7 @@ export interface TerminationMoney {
 }
 
 async function addRefundEvent(trx: Knex.Transaction, type: Extract<EventType, `refund.${string}`>, refund: RefundRecord, at: Date): Promise<void> {
-  const event = buildEvent({ type, environment: refund.environment, accountId: refund.account_id, data: { object: toPublicRefund(refund) }, now: at });
-  await outbox.add(trx, outboxEntry(event));
+  await addEvent(trx, { type, environment: refund.environment, accountId: refund.account_id, data: { object: toPublicRefund(refund) } }, at);
 }
 
 /** Credits the refund's amount to the balance (a `refund` transaction); in the sandbox, only to a simulated balance in use. */

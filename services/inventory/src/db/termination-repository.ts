@@ -27,10 +27,10 @@ export async function terminationExists(db: Knex, esimId: string): Promise<boole
  * money (a fact written before refunds existed: nothing known, so no refund); undefined when there was none.
  */
 export async function clearTermination(trx: Knex.Transaction, esimId: string): Promise<TerminationMoney | undefined> {
-  const [row] = (await terminations(trx).where('esim_id', esimId).delete().returning(['refund', 'vendor_refund_id'])) as {
-    refund: TerminationRefund | null;
-    vendor_refund_id: string | null;
-  }[];
+  const [row] = await terminations(trx)
+    .where('esim_id', esimId)
+    .delete()
+    .returning<{ refund: TerminationRefund | null; vendor_refund_id: string | null }[]>(['refund', 'vendor_refund_id']);
   return row && { refund: row.refund ?? 'none', vendor_refund_id: row.vendor_refund_id };
 }
 

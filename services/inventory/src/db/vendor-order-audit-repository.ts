@@ -28,17 +28,19 @@ export async function knownOrder(
   orderId: string,
 ): Promise<{ recorded: boolean; intent: { state: string; account_id: string } | undefined; released: boolean }> {
   const [order, intent, release] = await Promise.all([
-    db.withSchema(SCHEMA).from('orders').select('id').where('id', orderId).first(),
-    db.withSchema(SCHEMA).from('purchase_intents').select('state', 'account_id').where('order_id', orderId).first() as Promise<
-      { state: string; account_id: string } | undefined
-    >,
-    db.withSchema(SCHEMA).from('supplier_releases').select('order_reference').where('order_reference', orderId).first(),
+    db.withSchema(SCHEMA).from('orders').where('id', orderId).first<{ id: string } | undefined>('id'),
+    db.withSchema(SCHEMA).from('purchase_intents').where('order_id', orderId).first<{ state: string; account_id: string } | undefined>('state', 'account_id'),
+    db.withSchema(SCHEMA).from('supplier_releases').where('order_reference', orderId).first<{ order_reference: string } | undefined>('order_reference'),
   ]);
   return { recorded: order !== undefined, intent, released: release !== undefined };
 }
 
 /** Whether a pending intent of this bundle and quantity could still claim an untagged vendor order (record 0132). */
 export async function pendingIntentCouldClaim(db: Knex, bundle: string, quantity: number): Promise<boolean> {
-  const row = await db.withSchema(SCHEMA).from('purchase_intents').select('order_id').where({ bundle, quantity, state: 'pending' }).first();
+  const row = await db
+    .withSchema(SCHEMA)
+    .from('purchase_intents')
+    .where({ bundle, quantity, state: 'pending' })
+    .first<{ order_id: string } | undefined>('order_id');
   return row !== undefined;
 }

@@ -17,6 +17,7 @@ export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier
     catalogueMaxStaleMs: config.SUPPLIER_CATALOGUE_MAX_STALE_MS,
     orderSettleMs: config.SUPPLIER_ORDER_SETTLE_MS,
     maxQueuedPerTenant: config.SUPPLIER_MAX_QUEUED_PER_ACCOUNT,
+    tenantShare: config.SUPPLIER_ACCOUNT_SHARE_PERCENT / 100,
     logger,
   };
   switch (config.LIVE_SUPPLIER) {

@@ -7,49 +7,57 @@ export interface RateRule {
 }
 
 interface Waiter {
-  tenant: string;
   deadline: number;
   resolve: () => void;
   reject: (error: Error) => void;
 }
 
 interface Lane {
-  /** When the calls of the window were let through (ms), oldest first. */
+  /** When the calls of the window were let through (ms), oldest first: all of them, and per tenant. */
   calls: number[];
+  byTenant: Map<string, number[]>;
   /** Calls waiting for room, per tenant, and the tenants in their turn order. */
   waiting: Map<string, Waiter[]>;
   turn: string[];
   timer?: NodeJS.Timeout | undefined;
 }
 
+export interface RateLimiterOptions {
+  /** Calls one tenant may have waiting under one rule; more are refused at once. */
+  maxQueuedPerTenant?: number | undefined;
+  /** The part of a rule's budget one tenant may use in any window (0 to 1]. */
+  tenantShare?: number | undefined;
+}
+
 /**
  * The vendor's documented rate limits, kept on our side (records 0135 and 0162): a sliding window per
- * key; a call waits for room, but never past its own deadline, after which it fails as `throttled`
- * without having been sent (our refusal, which the circuit breaker never counts). While calls wait,
- * room is handed out to the waiting tenants (accounts) in turn, so one account's flood takes its
- * share of the budget, not all of it; a tenant may hold at most `maxQueuedPerTenant` waiting calls
- * per key, and more fail at once. Per process: with several catalogue replicas each keeps its
- * share, which is why the rules are set below the vendor's numbers.
+ * key. Each tenant (the account a call is for, or `system`) may use at most `tenantShare` of a
+ * window's budget, so one account's burst always leaves room for the others; a call waits for room,
+ * in its tenant's turn, but never past its own deadline, after which it fails as `throttled` without
+ * having been sent (our refusal, which the circuit breaker never counts). A tenant may have at most
+ * `maxQueuedPerTenant` calls waiting per key; more fail at once. Per process: with several catalogue
+ * replicas each keeps its share, which is why the rules are set below the vendor's numbers.
  */
 export class ClientRateLimiter {
   private readonly lanes = new Map<string, Lane>();
   private readonly maxQueuedPerTenant: number;
+  private readonly tenantShare: number;
 
-  constructor(options: { maxQueuedPerTenant?: number | undefined } = {}) {
+  constructor(options: RateLimiterOptions = {}) {
     this.maxQueuedPerTenant = options.maxQueuedPerTenant ?? 20;
+    this.tenantShare = options.tenantShare ?? 0.5;
   }
 
   acquire(key: string, rule: RateRule, maxWaitMs: number, what: string, tenant = 'system'): Promise<void> {
     const lane = this.lane(key);
     const now = Date.now();
     prune(lane, rule, now);
-    if (lane.waiting.size === 0 && lane.calls.length < rule.limit) {
-      lane.calls.push(now);
+    if (!lane.waiting.has(tenant) && this.hasRoom(lane, rule, tenant)) {
+      take(lane, tenant, now);
       return Promise.resolve();
     }
-    const freeAt = (lane.calls[0] ?? now) + rule.windowMs;
     const queued = lane.waiting.get(tenant) ?? [];
-    if (freeAt > now + maxWaitMs || queued.length >= this.maxQueuedPerTenant) {
+    if (this.freeAt(lane, rule, tenant, now) > now + maxWaitMs || queued.length >= this.maxQueuedPerTenant) {
       return Promise.reject(new SupplierError('throttled', `${what} would exceed the vendor's rate limit (${rule.limit} per ${rule.windowMs} ms)`));
     }
     return new Promise<void>((resolve, reject) => {
@@ -57,15 +65,31 @@ export class ClientRateLimiter {
         lane.waiting.set(tenant, queued);
         lane.turn.push(tenant);
       }
-      queued.push({ tenant, deadline: now + maxWaitMs, resolve, reject: (error) => reject(error) });
-      this.schedule(key, lane, rule, what);
+      queued.push({ deadline: now + maxWaitMs, resolve, reject });
+      this.schedule(lane, rule, what, now);
     });
+  }
+
+  private tenantLimit(rule: RateRule): number {
+    return Math.max(1, Math.ceil(rule.limit * this.tenantShare));
+  }
+
+  private hasRoom(lane: Lane, rule: RateRule, tenant: string): boolean {
+    return lane.calls.length < rule.limit && (lane.byTenant.get(tenant)?.length ?? 0) < this.tenantLimit(rule);
+  }
+
+  /** The earliest time a call of `tenant` could be let through, as far as the window says. */
+  private freeAt(lane: Lane, rule: RateRule, tenant: string, now: number): number {
+    const own = lane.byTenant.get(tenant) ?? [];
+    const globalFree = lane.calls.length < rule.limit ? now : (lane.calls[lane.calls.length - rule.limit] ?? now) + rule.windowMs;
+    const tenantFree = own.length < this.tenantLimit(rule) ? now : (own[own.length - this.tenantLimit(rule)] ?? now) + rule.windowMs;
+    return Math.max(globalFree, tenantFree);
   }
 
   private lane(key: string): Lane {
     let lane = this.lanes.get(key);
     if (!lane) {
-      lane = { calls: [], waiting: new Map(), turn: [] };
+      lane = { calls: [], byTenant: new Map(), waiting: new Map(), turn: [] };
       this.lanes.set(key, lane);
       // Keys per ICCID come and go: forget idle ones.
       if (this.lanes.size > 10_000) this.prune();
@@ -73,34 +97,35 @@ export class ClientRateLimiter {
     return lane;
   }
 
-  /** Lets waiting calls through as room frees, one tenant's turn at a time. */
-  private schedule(key: string, lane: Lane, rule: RateRule, what: string): void {
+  /** Lets waiting calls through as room frees, one tenant's turn at a time, skipping tenants at their share. */
+  private schedule(lane: Lane, rule: RateRule, what: string, now: number): void {
     if (lane.timer) return;
     const pump = () => {
       lane.timer = undefined;
-      const now = Date.now();
-      prune(lane, rule, now);
-      while (lane.turn.length > 0 && lane.calls.length < rule.limit) {
+      const at = Date.now();
+      prune(lane, rule, at);
+      for (let looked = 0; lane.turn.length > 0 && lane.calls.length < rule.limit && looked < lane.turn.length;) {
         const tenant = lane.turn.shift()!;
         const queue = lane.waiting.get(tenant)!;
-        const waiter = queue.shift()!;
+        const waiter = queue[0]!;
+        if (waiter.deadline < at) {
+          queue.shift();
+          waiter.reject(new SupplierError('throttled', `${what} waited past its deadline for room under the vendor's rate limit`));
+        } else if (this.hasRoom(lane, rule, tenant)) {
+          queue.shift();
+          take(lane, tenant, at);
+          waiter.resolve();
+          looked = 0;
+        } else {
+          looked += 1;
+        }
         if (queue.length > 0) lane.turn.push(tenant);
         else lane.waiting.delete(tenant);
-        if (waiter.deadline < now) {
-          waiter.reject(new SupplierError('throttled', `${what} waited past its deadline for room under the vendor's rate limit`));
-          continue;
-        }
-        lane.calls.push(now);
-        waiter.resolve();
       }
-      if (lane.turn.length > 0) {
-        const freeAt = (lane.calls[0] ?? now) + rule.windowMs;
-        lane.timer = setTimeout(pump, Math.max(1, freeAt - now));
-      }
+      if (lane.turn.length > 0) this.schedule(lane, rule, what, at);
     };
-    const now = Date.now();
-    const freeAt = (lane.calls[0] ?? now) + rule.windowMs;
-    lane.timer = setTimeout(pump, Math.max(1, freeAt - now));
+    const next = Math.min(...lane.turn.map((tenant) => this.freeAt(lane, rule, tenant, now)));
+    lane.timer = setTimeout(pump, Math.max(1, next - now));
   }
 
   private prune(): void {
@@ -109,6 +134,18 @@ export class ClientRateLimiter {
   }
 }
 
+function take(lane: Lane, tenant: string, at: number): void {
+  lane.calls.push(at);
+  const own = lane.byTenant.get(tenant) ?? [];
+  own.push(at);
+  lane.byTenant.set(tenant, own);
+}
+
 function prune(lane: Lane, rule: RateRule, now: number): void {
-  while (lane.calls.length > 0 && lane.calls[0]! <= now - rule.windowMs) lane.calls.shift();
+  const cutoff = now - rule.windowMs;
+  while (lane.calls.length > 0 && lane.calls[0]! <= cutoff) lane.calls.shift();
+  for (const [tenant, own] of lane.byTenant) {
+    while (own.length > 0 && own[0]! <= cutoff) own.shift();
+    if (own.length === 0) lane.byTenant.delete(tenant);
+  }
 }

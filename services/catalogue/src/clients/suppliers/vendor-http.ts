@@ -20,6 +20,8 @@ export interface VendorHttpOptions {
   breakerCooldownMs: number;
   /** Calls one tenant (account) may have waiting under one rate limit; more are refused at once (record 0162). */
   maxQueuedPerTenant?: number | undefined;
+  /** The part of a rate limit's budget one tenant may use in any window (record 0162). */
+  tenantShare?: number | undefined;
   logger: Logger;
 }
 
@@ -96,7 +98,7 @@ const tracer = trace.getTracer('@connectivity/catalogue');
  */
 export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapper) {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const limiter = new ClientRateLimiter({ maxQueuedPerTenant: options.maxQueuedPerTenant });
+  const limiter = new ClientRateLimiter({ maxQueuedPerTenant: options.maxQueuedPerTenant, tenantShare: options.tenantShare });
   const breaker = circuitBreaker(handleWhen(isTransient), {
     halfOpenAfter: options.breakerCooldownMs,
     breaker: new ConsecutiveBreaker(options.breakerThreshold),

@@ -100,10 +100,10 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   const now = Math.floor(Date.now() / 1000);
-  const funded = (await knex.withSchema(SCHEMA).from('accounts').select('account_id', 'live_balance_cents')) as {
-    account_id: string;
-    live_balance_cents: string | number;
-  }[];
+  const funded = await knex
+    .withSchema(SCHEMA)
+    .from('accounts')
+    .select<{ account_id: string; live_balance_cents: string | number }[]>('account_id', 'live_balance_cents');
   for (const account of funded) {
     const amount = Number(account.live_balance_cents);
     await knex.withSchema(SCHEMA).table('balances').insert({ account_id: account.account_id, environment: 'live', available_cents: amount, updated_at: now });

@@ -23,6 +23,8 @@ export interface AiraloOptions {
   catalogueMaxStaleMs: number;
   /** Calls one account may have waiting under one of the vendor's rate limits (record 0162). */
   maxQueuedPerTenant?: number | undefined;
+  /** The part of each rate limit's budget one account may use in any window (record 0162). */
+  tenantShare?: number | undefined;
   /** Where Airalo sends the `async_orders` webhook of an order placed with orders-async (our /hooks/airalo); unset: orders are placed synchronously. */
   asyncOrdersWebhookUrl?: string | undefined;
   /** Orders of at least this many eSIMs go through orders-async (record 0159). */

@@ -2,7 +2,7 @@ import type { SuppliedProfile, VendorOrder } from '@connectivity/contracts';
 import { SupplierError, type OrderWindow, type PlacedOrder } from '../port.ts';
 import { esimsListSchema, ordersListSchema, type EsimGoDetails } from './api.ts';
 import { profileOf } from './order.ts';
-import { detailsOf } from './reports.ts';
+import { customerRefOf, detailsOf } from './reports.ts';
 import { read, type EsimGoSession } from './session.ts';
 
 const PAGE = 100;
@@ -58,14 +58,15 @@ async function claimUntaggedOrder(session: EsimGoSession, reference: string, pla
     for (const order of [...orders].sort((a, b) => Date.parse(a.createdDate) - Date.parse(b.createdDate))) {
       const [line, ...others] = order.order;
       if (!line || others.length > 0 || line.item !== placed.bundle || line.quantity !== placed.quantity || line.iccids.length !== placed.quantity) continue;
-      const details = await Promise.all(line.iccids.map((iccid) => detailsOf(session, iccid)));
-      if (details.some((esim) => esim.customerRef)) continue;
+      const refs = await Promise.all(line.iccids.map((iccid) => customerRefOf(session, iccid)));
+      if (refs.some((ref) => ref)) continue;
       if (Date.now() - Date.parse(order.createdDate) < settleMs) {
         throw new SupplierError('unavailable', `esim-go order ${order.orderReference ?? '?'} is untagged but young: the call that placed it may still tag it`);
       }
       for (const iccid of line.iccids) {
         await session.call({ operation: 'tag_esim', method: 'PUT', path: '/esims', json: { iccid, customerRef: reference }, idempotent: true });
       }
+      // Read back, not remembered: a claim made by another retry at the same time must show.
       const claimed = await Promise.all(line.iccids.map((iccid) => detailsOf(session, iccid)));
       if (claimed.some((esim) => esim.customerRef !== reference)) {
         throw new SupplierError('unavailable', `esim-go order ${order.orderReference ?? '?'} was claimed by another order at the same time`);
@@ -105,7 +106,7 @@ export async function listEsimGoOrders(session: EsimGoSession, window: OrderWind
     if (Number.isNaN(at) || at < window.since || at > window.until) continue;
     const vendorIccids = order.order.flatMap((line) => line.iccids);
     const first = vendorIccids[0];
-    const reference = first === undefined ? null : ((await detailsOf(session, first)).customerRef ?? null);
+    const reference = first === undefined ? null : ((await customerRefOf(session, first)) ?? null);
     orders.push({
       vendor: 'esim-go',
       vendor_order_id: order.orderReference ?? `${order.createdDate}`,

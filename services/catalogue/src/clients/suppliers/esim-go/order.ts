@@ -61,6 +61,7 @@ export async function placeEsimGoOrder(session: EsimGoSession, { reference, bund
   for (const esim of esims) {
     await session
       .call({ operation: 'tag_esim', method: 'PUT', path: '/esims', json: { iccid: esim.iccid, customerRef: reference }, idempotent: true })
+      .then(() => session.tags.set(esim.iccid, reference))
       .catch((error: unknown) => session.options.logger.error({ reference, err: errorMessage(error) }, 'esim-go eSIM could not be tagged with its order'));
   }
   const usable = esims.map((esim) => profileOf(session, esim)).filter((p): p is SuppliedProfile => p !== undefined);

@@ -75,12 +75,20 @@ export const bundlesOf = async (session: EsimGoSession, vendorIccid: string) =>
     'esim-go bundles',
   ).bundles;
 
-export const detailsOf = async (session: EsimGoSession, vendorIccid: string) =>
-  read(
+export async function detailsOf(session: EsimGoSession, vendorIccid: string) {
+  const details = read(
     esimDetailsSchema,
     await session.call({ operation: 'esim_details', method: 'GET', path: `/esims/${encodeURIComponent(vendorIccid)}`, idempotent: true }),
     'esim-go eSIM',
   );
+  session.tags.set(vendorIccid, details.customerRef);
+  return details;
+}
+
+/** The customerRef of an eSIM: from memory when this process saw it tagged, else asked. */
+export async function customerRefOf(session: EsimGoSession, vendorIccid: string): Promise<string | undefined> {
+  return session.tags.get(vendorIccid) ?? (await detailsOf(session, vendorIccid)).customerRef;
+}
 
 export async function esimGoProfileReport(session: EsimGoSession, iccid: string): Promise<ProfileReport> {
   return withVendorIccid(session, iccid, async (vendorIccid) => {

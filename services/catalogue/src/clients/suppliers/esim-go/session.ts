@@ -21,6 +21,8 @@ export interface EsimGoOptions {
   catalogueMaxStaleMs: number;
   /** Calls one account may have waiting under one of the vendor's rate limits (record 0162). */
   maxQueuedPerTenant?: number | undefined;
+  /** The part of each rate limit's budget one account may use in any window (record 0162). */
+  tenantShare?: number | undefined;
   /** How long eSIM Go may take to make an order it answered "processing" to (its worst case, for "in doubt"). */
   orderSettleMs: number;
   logger: Logger;
@@ -33,6 +35,29 @@ export interface EsimGoSession {
   call(req: VendorRequest): Promise<VendorAnswer>;
   iccids: VendorIccids;
   catalogue: CatalogueCache;
+  /**
+   * The customerRef of eSIMs this process tagged or saw tagged (vendor ICCID → our order id): a
+   * customerRef we set is never unset, so an eSIM known tagged needs no call to say so (record 0132).
+   */
+  tags: KnownTags;
+}
+
+/** A bounded memory of eSIMs known to carry a customerRef. */
+export class KnownTags {
+  private readonly refs = new Map<string, string>();
+  private readonly max: number;
+  constructor(max = 20_000) {
+    this.max = max;
+  }
+  get(vendorIccid: string): string | undefined {
+    return this.refs.get(vendorIccid);
+  }
+  set(vendorIccid: string, customerRef: string | undefined): void {
+    if (!customerRef) return;
+    this.refs.set(vendorIccid, customerRef);
+    // The oldest go first (a Map keeps insertion order).
+    if (this.refs.size > this.max) this.refs.delete(this.refs.keys().next().value as string);
+  }
 }
 
 /** eSIM Go's 4xx answers (`{"message": …}`) in our terms; 429 and 5xx are transient before this. */
@@ -59,7 +84,7 @@ export function createEsimGoSession(options: EsimGoOptions, loadCatalogue: (sess
   const http = createVendorHttp({ vendor: 'esim-go', ...options }, esimGoError);
   const call = (req: VendorRequest) =>
     http.request({ ...req, headers: { ...req.headers, 'x-api-key': options.apiKey }, limits: [{ key: 'all', rule: ESIM_GO_LIMIT }] });
-  const session: EsimGoSession = { options, http, call, iccids: new VendorIccids(), catalogue: undefined as unknown as CatalogueCache };
+  const session: EsimGoSession = { options, http, call, iccids: new VendorIccids(), catalogue: undefined as unknown as CatalogueCache, tags: new KnownTags() };
   session.catalogue = createCatalogueCache(
     { ttlMs: options.catalogueTtlMs, maxStaleMs: options.catalogueMaxStaleMs, marginPercent: options.marginPercent, vendor: 'esim-go', logger: options.logger },
     () => loadCatalogue(session),
