@@ -41,6 +41,9 @@ const COUNTERS_AND_GAUGES = [
   'connectivity_supplier_errors_total',
   'connectivity_supplier_breaker_open',
   'connectivity_supplier_reports_total',
+  'connectivity_supplier_purchases_total',
+  'connectivity_supplier_orphan_orders_total',
+  'connectivity_refunds_total',
 ];
 const HISTOGRAMS = [
   'http_server_request_duration',

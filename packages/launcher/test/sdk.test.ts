@@ -191,7 +191,7 @@ describe('the SDK against the running system', () => {
 
     await vi.waitFor(
       () => {
-        const mine = received.filter((event) => event.data.object.id === esim?.id);
+        const mine = received.filter((event) => 'id' in event.data.object && event.data.object.id === esim?.id);
         expect(mine.map((event) => event.type).sort()).toEqual(['esim.installed', 'esim.released']);
       },
       { timeout: 30_000, interval: 100 },

@@ -1,5 +1,5 @@
 import { ApiError, type PurchaseOutcome, type SuppliedProfile } from '@connectivity/contracts';
-import type { Caller } from '@connectivity/platform';
+import { domainMetrics, type Caller } from '@connectivity/platform';
 import { isSupplierError } from '../clients/suppliers/port.ts';
 import { asTenant } from '../clients/suppliers/tenant.ts';
 import { retailPriceCents } from '../domain/pricing.ts';
@@ -27,6 +27,9 @@ export async function purchaseProfiles(
     throw new ApiError('supplier_refused', { message: 'No live supplier is configured: live orders cannot be placed.' });
   }
   const retail = (cost: number) => retailPriceCents(cost, deps.marginPercent);
+  const counted = (outcome: string) => {
+    if (supplier.vendor) domainMetrics.supplierPurchase(supplier.vendor, outcome);
+  };
   return asTenant(caller.accountId, async () => {
     try {
       if (supplier.live && supplier.quote && input.price_cents !== undefined) {
@@ -42,6 +45,7 @@ export async function purchaseProfiles(
       }
       const purchase = await supplier.purchase(input);
       if (purchase.outcome === 'in_doubt') {
+        counted('in_doubt');
         return {
           outcome: 'in_doubt',
           retry_after_seconds: Math.max(1, purchase.retryAfterSeconds),
@@ -50,10 +54,13 @@ export async function purchaseProfiles(
         };
       }
       const retailNow = purchase.unitCostCents === null || !supplier.live ? null : retail(purchase.unitCostCents);
-      if (retailNow !== null && input.price_cents !== undefined && retailNow > input.price_cents) supplier.refreshCatalogue();
+      const above = retailNow !== null && input.price_cents !== undefined && retailNow > input.price_cents;
+      if (above) supplier.refreshCatalogue();
+      counted(above ? 'price_changed' : 'bought');
       return { outcome: 'bought', profiles: purchase.profiles, retail_price_cents: retailNow };
     } catch (error) {
       if (!isSupplierError(error)) throw error;
+      counted(error.failure === 'throttled' ? 'unavailable' : error.failure);
       deps.logger.warn({ err: error.message, failure: error.failure, reference: input.reference }, 'supplier order failed');
       throw supplierErrors.order(error, input.bundle);
     }
