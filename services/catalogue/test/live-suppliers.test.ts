@@ -411,8 +411,9 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
 describe('an eSIM Go order whose eSIMs were never tagged with our reference (the placing call died, record 0132)', () => {
   it('is claimed once its own call would have tagged it, by the order of the same bundle and quantity, never bought again', async () => {
     const fake = await startEsimGoFake();
-    // Fails fast, so an order is "settled" (left to its own call) within a few seconds here.
-    const h = await startCatalogue<FakeVendor>({ supplier: fake, sharing: base, env: { SUPPLIER_TIMEOUT_MS: '300', SUPPLIER_RETRIES: '0' } });
+    // Fails fast, so an order is "settled" (left to its own call: 1.2 s × 3 + 2 s) within a few seconds
+    // here, yet waits long enough for room under its share of eSIM Go's ten calls a second.
+    const h = await startCatalogue<FakeVendor>({ supplier: fake, sharing: base, env: { SUPPLIER_TIMEOUT_MS: '1200', SUPPLIER_RETRIES: '0' } });
     try {
       const bundle = 'esim_1GB_7D_GB_V2';
       const since = Math.floor(Date.now() / 1000);
@@ -439,18 +440,19 @@ describe('an eSIM Go order whose eSIMs were never tagged with our reference (the
       const young = await find(ref);
       expect(young.status).toBe(503);
       expect(young.body.error.code).toBe('supplier_unavailable');
-      // Another bundle or quantity is not this order.
+      // Another bundle or quantity is not this order. (A second apart: a claim is some ten calls, eSIM
+      // Go allows ten a second, of which one account may use half (record 0162), and this
+      // fast-failing adapter does not wait for room.)
+      const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_100));
+      await nextSecond();
       expect((await find(ref, `?since=${since}&bundle=${bundle}&quantity=1`)).status).toBe(404);
 
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
       const claimed = await find(ref);
       expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
       expect((claimed.body.profiles as { iccid: string }[]).map((p) => p.iccid).sort()).toEqual(bought.sort());
       expect(Object.values(fake.control.state().esims).map((esim) => esim.customer_ref)).toEqual([ref, ref]);
       // Found again by the tag; another order of the same bundle and quantity finds nothing to claim.
-      // (A second apart: a claim is some ten calls, and eSIM Go allows ten a second, which this
-      // fast-failing adapter does not wait for.)
-      const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_100));
       await nextSecond();
       expect((await find(ref, '')).status).toBe(200);
       await nextSecond();

@@ -17,7 +17,21 @@ export async function refundIccids(session: AiraloSession, vendorIccids: string[
     idempotent: false,
     limits: [{ key: 'refund', rule: AIRALO_LIMITS.refund }],
   });
-  return read(refundAnswerSchema, answer, 'airalo refund').data.refund_id;
+  const refundId = read(refundAnswerSchema, answer, 'airalo refund').data.refund_id;
+  for (const iccid of vendorIccids) session.refunds.set(iccid, refundId);
+  return refundId;
+}
+
+/** The refund request of an unused eSIM: the one this process made already, or one made now (once, however many ask at once). */
+function refundOnce(session: AiraloSession, vendorIccid: string): Promise<string> {
+  const known = session.refunds.get(vendorIccid);
+  if (known !== undefined) return Promise.resolve(known);
+  const underWay = session.refundsUnderWay;
+  const existing = underWay.get(vendorIccid);
+  if (existing) return existing;
+  const request = refundIccids(session, [vendorIccid], 'Cancelled by the reseller before first use.').finally(() => underWay.delete(vendorIccid));
+  underWay.set(vendorIccid, request);
+  return request;
 }
 
 /**
@@ -28,7 +42,7 @@ export async function terminateAiraloProfile(session: AiraloSession, iccid: stri
   const { usage, vendorIccid } = await usageOf(session, iccid);
   switch (usage.status) {
     case 'NOT_ACTIVE':
-      return { refund: 'requested', vendorRefundId: await refundIccids(session, [vendorIccid], 'Cancelled by the reseller before first use.') };
+      return { refund: 'requested', vendorRefundId: await refundOnce(session, vendorIccid) };
     case 'FINISHED':
     case 'EXPIRED':
     case 'RECYCLED':

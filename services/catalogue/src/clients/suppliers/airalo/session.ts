@@ -4,6 +4,7 @@ import { SupplierError } from '../port.ts';
 import { createCatalogueCache, type CatalogueCache, type VendorCatalogue } from '../vendor-catalogue.ts';
 import { createVendorHttp, type VendorAnswer, type VendorHttp, type VendorRequest } from '../vendor-http.ts';
 import { VendorIccids } from '../vendor-iccid.ts';
+import { BoundedMemo } from '../bounded-memo.ts';
 import { AIRALO_LIMITS, tokenAnswerSchema, validationErrorSchema } from './api.ts';
 import { TokenCache } from './token.ts';
 
@@ -42,6 +43,13 @@ export interface AiraloSession {
   call(req: VendorRequest): Promise<VendorAnswer>;
   iccids: VendorIccids;
   catalogue: CatalogueCache;
+  /**
+   * The refund request of each eSIM this process asked Airalo to refund (vendor ICCID → refund_id):
+   * asked once, never again (Airalo reviews each by hand, and takes 5 a minute).
+   */
+  refunds: BoundedMemo;
+  /** Refund requests being made, by vendor ICCID: two cancels of one eSIM at once make one request. */
+  refundsUnderWay: Map<string, Promise<string>>;
 }
 
 /** Airalo's 4xx answers in our terms (429 and 5xx are handled as transient before this). */
@@ -90,7 +98,14 @@ export function createAiraloSession(options: AiraloOptions, loadCatalogue: (sess
     }
   }
 
-  const session: AiraloSession = { options, http, call, iccids: new VendorIccids(), catalogue: undefined as unknown as CatalogueCache };
+  const session: AiraloSession = {
+    options,
+    http,
+    call,
+    iccids: new VendorIccids(),
+    catalogue: undefined as unknown as CatalogueCache,
+    refunds: new BoundedMemo(),
+  };
   session.catalogue = createCatalogueCache(
     { ttlMs: options.catalogueTtlMs, maxStaleMs: options.catalogueMaxStaleMs, marginPercent: options.marginPercent, vendor: 'airalo', logger: options.logger },
     () => loadCatalogue(session),

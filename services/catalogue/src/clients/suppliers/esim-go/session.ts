@@ -4,6 +4,7 @@ import { SupplierError } from '../port.ts';
 import { createCatalogueCache, type CatalogueCache, type VendorCatalogue } from '../vendor-catalogue.ts';
 import { createVendorHttp, type VendorAnswer, type VendorHttp, type VendorRequest } from '../vendor-http.ts';
 import { VendorIccids } from '../vendor-iccid.ts';
+import { BoundedMemo } from '../bounded-memo.ts';
 import { ESIM_GO_LIMIT, errorBodySchema } from './api.ts';
 
 export const ESIMGO_DEFAULT_URL = 'https://api.esim-go.com/v2.4';
@@ -39,25 +40,7 @@ export interface EsimGoSession {
    * The customerRef of eSIMs this process tagged or saw tagged (vendor ICCID → our order id): a
    * customerRef we set is never unset, so an eSIM known tagged needs no call to say so (record 0132).
    */
-  tags: KnownTags;
-}
-
-/** A bounded memory of eSIMs known to carry a customerRef. */
-export class KnownTags {
-  private readonly refs = new Map<string, string>();
-  private readonly max: number;
-  constructor(max = 20_000) {
-    this.max = max;
-  }
-  get(vendorIccid: string): string | undefined {
-    return this.refs.get(vendorIccid);
-  }
-  set(vendorIccid: string, customerRef: string | undefined): void {
-    if (!customerRef) return;
-    this.refs.set(vendorIccid, customerRef);
-    // The oldest go first (a Map keeps insertion order).
-    if (this.refs.size > this.max) this.refs.delete(this.refs.keys().next().value as string);
-  }
+  tags: BoundedMemo;
 }
 
 /** eSIM Go's 4xx answers (`{"message": …}`) in our terms; 429 and 5xx are transient before this. */
@@ -84,7 +67,14 @@ export function createEsimGoSession(options: EsimGoOptions, loadCatalogue: (sess
   const http = createVendorHttp({ vendor: 'esim-go', ...options }, esimGoError);
   const call = (req: VendorRequest) =>
     http.request({ ...req, headers: { ...req.headers, 'x-api-key': options.apiKey }, limits: [{ key: 'all', rule: ESIM_GO_LIMIT }] });
-  const session: EsimGoSession = { options, http, call, iccids: new VendorIccids(), catalogue: undefined as unknown as CatalogueCache, tags: new KnownTags() };
+  const session: EsimGoSession = {
+    options,
+    http,
+    call,
+    iccids: new VendorIccids(),
+    catalogue: undefined as unknown as CatalogueCache,
+    tags: new BoundedMemo(),
+  };
   session.catalogue = createCatalogueCache(
     { ttlMs: options.catalogueTtlMs, maxStaleMs: options.catalogueMaxStaleMs, marginPercent: options.marginPercent, vendor: 'esim-go', logger: options.logger },
     () => loadCatalogue(session),
