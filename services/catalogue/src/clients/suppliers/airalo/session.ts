@@ -105,6 +105,7 @@ export function createAiraloSession(options: AiraloOptions, loadCatalogue: (sess
     iccids: new VendorIccids(),
     catalogue: undefined as unknown as CatalogueCache,
     refunds: new BoundedMemo(),
+    refundsUnderWay: new Map(),
   };
   session.catalogue = createCatalogueCache(
     { ttlMs: options.catalogueTtlMs, maxStaleMs: options.catalogueMaxStaleMs, marginPercent: options.marginPercent, vendor: 'airalo', logger: options.logger },
