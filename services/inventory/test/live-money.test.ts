@@ -1,8 +1,8 @@
 import { SUPPLIER_VENDORS, type Order } from '@connectivity/contracts';
-import type { AiraloFake, EsimGoFake } from '@connectivity/fake-suppliers';
+import { assertNoViolations, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { newId } from '@connectivity/platform';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
 import { startSupplierOrderAudit } from '../src/workers/supplier-order-audit.ts';
 import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
@@ -65,6 +65,8 @@ describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
   afterAll(async () => {
     await h?.close();
   });
+  // Every request our adapter sent matched the vendor's published document.
+  afterEach(() => assertNoViolations(h.fake));
 
   it('30 concurrent orders on a balance for one: exactly one 201 and one purchase at the vendor', async () => {
     const caller = await fund(price);

@@ -1,8 +1,8 @@
 import { SUPPLIER_VENDORS, type Order, type Refund } from '@connectivity/contracts';
-import type { AiraloFake, EsimGoFake } from '@connectivity/fake-suppliers';
+import { assertNoViolations, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { createLogger, newId } from '@connectivity/platform';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
 import { startRefundWorker } from '../src/workers/refund-worker.ts';
 import { startLiveInventory, type LiveHarness } from './live-vendors.ts';
@@ -51,6 +51,8 @@ describe.each(SUPPLIER_VENDORS)('cancelling an unused live eSIM at %s', (vendor)
   afterAll(async () => {
     await h?.close();
   });
+  // Every request our adapter sent matched the vendor's published document.
+  afterEach(() => assertNoViolations(h.fake));
 
   const get = (caller: Caller, path: string) => request(h.app).get(path).set(headersFor(caller));
   const cancel = async (caller: Caller, esimId: string) => {
