@@ -100,8 +100,10 @@ describe.each([
     expect(listed.status).toBe(200);
     expect((listed.body.data as { id: string }[]).map((esim) => esim.id).sort()).toEqual(esims.map((esim) => esim.id).sort());
     expect(await stack.knex('inventory.orders').where({ account_id: accountId }).select('id')).toEqual([{ id: answer.body.id }]);
-    const account = await stack.knex('inventory.accounts').where({ account_id: accountId }).first<{ live_balance_cents: string }>('live_balance_cents');
-    expect(Number(account.live_balance_cents)).toBe(BALANCE_CENTS - Number(answer.body.total_cents));
+    const balance = await client.call('GET', '/v1/balance', undefined);
+    expect(balance.body).toMatchObject({ available_cents: BALANCE_CENTS - Number(answer.body.total_cents), pending_cents: 0 });
+    const debits = await client.call('GET', `/v1/balance_transactions?type=order`, undefined);
+    expect((debits.body.data as { source: string }[]).map((t) => t.source)).toEqual([answer.body.id]);
     expect(await stack.knex('inventory.purchase_intents').where({ account_id: accountId }).select('order_id', 'state')).toEqual([
       { order_id: answer.body.id, state: 'recorded' },
     ]);

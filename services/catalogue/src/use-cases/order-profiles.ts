@@ -1,5 +1,5 @@
 import { ApiError, type PurchaseOutcome, type SuppliedProfile } from '@connectivity/contracts';
-import { domainMetrics, type Caller } from '@connectivity/platform';
+import { domainMetrics, errorMessage, type Caller } from '@connectivity/platform';
 import { isSupplierError } from '../clients/suppliers/port.ts';
 import { asTenant } from '../clients/suppliers/tenant.ts';
 import { retailPriceCents } from '../domain/pricing.ts';
@@ -33,7 +33,12 @@ export async function purchaseProfiles(
   return asTenant(caller.accountId, async () => {
     try {
       if (supplier.live && supplier.quote && input.price_cents !== undefined) {
-        const cost = await supplier.quote(input.bundle, input.quantity);
+        // A quote that cannot be had changes nothing: the order's own answer carries the price,
+        // which is checked too (and the profiles released when it is above the charge).
+        const cost = await supplier.quote(input.bundle, input.quantity).catch((error: unknown) => {
+          deps.logger.warn({ bundle: input.bundle, err: errorMessage(error) }, 'the vendor’s quote could not be had; the order’s answer is checked instead');
+          return undefined;
+        });
         if (cost !== undefined && retail(cost) > input.price_cents) {
           supplier.refreshCatalogue();
           deps.logger.warn(
