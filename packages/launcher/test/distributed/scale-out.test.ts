@@ -98,6 +98,32 @@ describe('scale-out: two of everything', () => {
     expect(receiver.rejected).toEqual([]);
   });
 
+  test('a balance for one order, 30 orders at once over both gateways and both inventories: one 201, 29 × 402, never negative', async () => {
+    const payer = await createAccount(stack.knex);
+    const client = retryingClient(stack.gatewayUrls, payer.test.secret);
+    const probe = await client.call('POST', '/v1/esim', `probe-${randomBytes(4).toString('hex')}`, { bundle: 'esim_5GB_30D_EU', quantity: 1 });
+    const price = Number(probe.body.price_cents);
+    // The sandbox's simulated balance takes the path a live balance does: a lock on the balance's row.
+    const set = await client.call('POST', '/v1/test/balance', `balance-${randomBytes(4).toString('hex')}`, { available_cents: price });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        fetch(`${stack.gatewayUrls[i % 2]}/v1/esim`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${payer.test.secret}`, 'content-type': 'application/json', 'idempotency-key': `pay-${i}-${randomBytes(4).toString('hex')}` },
+          body: JSON.stringify({ bundle: 'esim_5GB_30D_EU', quantity: 1 }),
+        }),
+      ),
+    );
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(29);
+    const balance = await client.call('GET', '/v1/balance', undefined);
+    expect(balance.body).toMatchObject({ available_cents: 0, pending_cents: 0, simulated: true });
+    const transactions = await client.call('GET', '/v1/balance_transactions', undefined);
+    expect((transactions.body.data as { type: string }[]).map((t) => t.type)).toEqual(['order', 'adjustment']);
+  });
+
   test('the rate limit is shared: a key gets its budget in total over both gateways, not per gateway', async () => {
     const limited = await createAccount(stack.knex);
     expect((await admin(`/admin/accounts/${limited.account.id}`, 'PATCH', { rate_limit_per_minute: 120 })).status).toBe(200);
