@@ -11,11 +11,11 @@ import {
   NotFoundError,
   SupplierError,
   verifyWebhook,
-  webhookMiddleware,
   type ConnectivityOptions,
   type TypedEvent,
   type WebhookEvent,
 } from '@connectivity/sdk';
+import { webhookMiddleware } from '@connectivity/sdk/express';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
 

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { verifyWebhook, WebhookVerificationError, type RawBody, type WebhookEvent } from './webhooks.ts';
+// The package's own main entry, by name: the built subpath imports it instead of bundling a second copy,
+// so there is one `WebhookVerificationError` class and one copy of the contract (record 0185).
+import { verifyWebhook, WebhookVerificationError, type RawBody, type WebhookEvent } from '@connectivity/sdk';
 
-// Structural types only: the SDK never imports express, so it is no dependency of non-express users.
-// An express Request is an IncomingMessage with `body`; an express Response is a ServerResponse.
+// `@connectivity/sdk/express`: the one Node-only part of the SDK, apart so the main entry and its types
+// need no Node built-in. Structural types only: the SDK never imports express, so it is no dependency of
+// non-express users. An express Request is an IncomingMessage with `body`; an express Response is a ServerResponse.
 
 /** The request as the middleware sees it; with express, `req.webhookEvent` is typed by the declaration below. */
 export interface WebhookRequest extends IncomingMessage {
@@ -41,6 +44,8 @@ const DEFAULT_LIMIT_BYTES = 1024 * 1024;
  * `next` with a message saying how to mount the middleware.
  *
  * ```ts
+ * import { webhookMiddleware } from '@connectivity/sdk/express';
+ *
  * app.post('/webhooks', webhookMiddleware({ secret }), (req, res) => {
  *   const event = req.webhookEvent!; // typed by `type`
  *   res.sendStatus(204);

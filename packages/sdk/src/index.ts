@@ -5,5 +5,4 @@ export { ListPromise } from './pagination.ts';
 export { DEFAULT_RETRY, backoffMs, parseRetryAfter, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry.ts';
 export { newIdempotencyKey } from './transport.ts';
 export * from './webhooks.ts';
-export * from './express.ts';
 export type { EventType, ErrorCode, ErrorType, ErrorObject } from '@connectivity/contracts/public';

@@ -1,8 +1,16 @@
 import { typedEventSchema } from '@connectivity/contracts/public';
 import type { ApiEvent, EventData, EventType } from '@connectivity/contracts/public';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError as StandardWebhookVerificationError } from 'standardwebhooks';
 
-export { WebhookVerificationError };
+/**
+ * The delivery's signature does not verify: a missing `webhook-*` header, a signature made with
+ * another secret or over other bytes, or a timestamp more than five minutes away. The SDK's own
+ * class (standardwebhooks' error is its `cause`): re-exporting that one put its declarations, which
+ * name Node's `Buffer`, into this package's types.
+ */
+export class WebhookVerificationError extends Error {
+  override name = 'WebhookVerificationError';
+}
 
 /**
  * A verified webhook delivery: a union discriminated by `type`, whose `data` has the type the
@@ -16,7 +24,7 @@ export type WebhookEventOf<T extends EventType> = Extract<WebhookEvent, { type: 
 export type TypedEvent = WebhookEvent;
 export type TypedEventOf<T extends EventType> = WebhookEventOf<T>;
 
-/** Headers as Node (`req.headers`) or the fetch API (`request.headers`) delivers them. */
+/** Headers as Node (`req.headers`) or the fetch API (`request.headers`, in any runtime) delivers them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 /** A body as received: the exact bytes or text, never JSON that was parsed and serialised again. */
@@ -36,10 +44,15 @@ export class WebhookPayloadError extends Error {
   }
 }
 
+/** A fetch `Headers`, recognised by shape: a framework may hand over its own implementation, or another realm's. */
+function isFetchHeaders(headers: WebhookHeaders): headers is Headers {
+  return typeof headers.forEach === 'function' && typeof headers.get === 'function';
+}
+
 function flatHeaders(headers: WebhookHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
-  if (headers instanceof Headers) {
-    headers.forEach((value, name) => (flat[name] = value));
+  if (isFetchHeaders(headers)) {
+    headers.forEach((value, name) => (flat[name.toLowerCase()] = value));
     return flat;
   }
   for (const [name, value] of Object.entries(headers)) {
@@ -71,10 +84,18 @@ export function parseEvent(payload: unknown): WebhookEvent {
  * as received: JSON parsed and serialised again does not verify. Throws
  * `WebhookVerificationError` on a missing or bad signature or a timestamp more than five minutes
  * away, and `WebhookPayloadError` when a correctly signed payload is not an event of the contract.
+ *
+ * Synchronous, and the same on Node, Bun, Deno, Workers and browsers: the HMAC is standardwebhooks'
+ * own JavaScript, where Web Crypto would have made every caller await.
  */
 export function verifyWebhook(rawBody: RawBody, headers: WebhookHeaders, secret: string): WebhookEvent {
   const body = text(rawBody);
-  new Webhook(secret).verify(body, flatHeaders(headers), { jsonParse: false });
+  try {
+    new Webhook(secret).verify(body, flatHeaders(headers), { jsonParse: false });
+  } catch (error) {
+    if (error instanceof StandardWebhookVerificationError) throw new WebhookVerificationError(error.message, { cause: error });
+    throw error;
+  }
   let payload: unknown;
   try {
     payload = JSON.parse(body);

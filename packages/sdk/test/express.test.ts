@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, expectTypeOf, test } from 'vitest';
-import { verifyWebhook, webhookMiddleware, WebhookBodyParsedError, type WebhookEvent } from '../src/index.ts';
+import { webhookMiddleware, WebhookBodyParsedError } from '../src/express.ts';
+import { verifyWebhook, type WebhookEvent } from '../src/index.ts';
 
 const secret = `whsec_${Buffer.from('a-test-secret-of-32-bytes-long!!').toString('base64')}`;
 

@@ -1,4 +1,4 @@
-import { Webhook } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError as StandardWebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import { parseEvent, verifyWebhook, WebhookPayloadError, WebhookVerificationError, type WebhookEvent } from '../src/index.ts';
 import { esimFixture } from './support/fixtures.ts';
@@ -95,6 +95,32 @@ describe('verifyWebhook', () => {
     const headers = new Headers(signed(body));
     expect(verifyWebhook(new TextEncoder().encode(body), headers, secret).id).toBe(event.id);
     expect(verifyWebhook(body, headers, secret).id).toBe(event.id);
+  });
+
+  test('takes headers of another fetch implementation (a framework’s own Headers, another realm’s)', () => {
+    const body = JSON.stringify(event);
+    const entries = Object.entries(signed(body));
+    // Not this runtime's Headers class: only its shape, as undici's npm package or a polyfill would have.
+    const foreign = {
+      get: (name: string) => entries.find(([key]) => key === name.toLowerCase())?.[1] ?? null,
+      forEach: (callback: (value: string, name: string) => void) => entries.forEach(([name, value]) => callback(value, name.toUpperCase())),
+    };
+    expect(foreign instanceof Headers).toBe(false);
+    expect(verifyWebhook(body, foreign as unknown as Headers, secret).id).toBe(event.id);
+  });
+
+  test('a bad signature is the SDK’s WebhookVerificationError, with the standardwebhooks error as its cause', () => {
+    const body = JSON.stringify(event);
+    const error = (() => {
+      try {
+        return verifyWebhook(`${body} `, signed(body), secret);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error).toMatchObject({ name: 'WebhookVerificationError', message: 'No matching signature found' });
+    expect((error as Error).cause).toBeInstanceOf(StandardWebhookVerificationError);
   });
 
   test('missing signature headers are a WebhookVerificationError', () => {
