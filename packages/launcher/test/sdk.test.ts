@@ -8,6 +8,7 @@ import {
   Connectivity,
   createClient,
   InvalidRequestError,
+  isKnownEvent,
   NotFoundError,
   SupplierError,
   verifyWebhook,
@@ -191,7 +192,7 @@ describe('the SDK against the running system', () => {
 
     await vi.waitFor(
       () => {
-        const mine = received.filter((event) => event.data.object.id === esim?.id);
+        const mine = received.filter((event) => isKnownEvent(event) && event.data.object.id === esim?.id);
         expect(mine.map((event) => event.type).sort()).toEqual(['esim.installed', 'esim.released']);
       },
       { timeout: 30_000, interval: 100 },

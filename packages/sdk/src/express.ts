@@ -22,7 +22,8 @@ export interface WebhookMiddlewareOptions {
    * Handles the verified event. When given, the middleware is the whole route: it answers 204
    * once the handler resolves (unless the handler answered itself), and passes a handler error to
    * `next` (a non-2xx answer, so the delivery is retried). Without it, the middleware puts the
-   * event on `req.webhookEvent` and calls `next()`.
+   * event on `req.webhookEvent` and calls `next()`. Events of a type newer than this SDK come here
+   * too, as `UnknownWebhookEvent`: resolving without acting acknowledges and ignores them.
    */
   onEvent?: (event: WebhookEvent, req: WebhookRequest, res: ServerResponse) => unknown;
   /** Largest body read when the middleware reads the request itself; default 1 MiB. */

@@ -142,6 +142,17 @@ describe('webhookMiddleware with express', () => {
     expect((await deliver(`${url}/fails`)).status).toBe(503);
   });
 
+  test('hands an event of a type newer than this SDK to onEvent, which acknowledges it by ignoring it (204)', async () => {
+    const seen: string[] = [];
+    const app = express();
+    app.post('/hooks', webhookMiddleware({ secret, onEvent: (verified) => void seen.push(verified.type) }));
+    const url = await serve(app);
+    const newer = JSON.stringify({ ...event, type: 'refund.created', data: { amount_cents: 1_200 } });
+    const response = await fetch(`${url}/hooks`, { method: 'POST', headers: signedHeaders(newer), body: newer });
+    expect(response.status).toBe(204);
+    expect(seen).toEqual(['refund.created']);
+  });
+
   test('works on a plain node:http server too', async () => {
     const handled: string[] = [];
     const middleware = webhookMiddleware({ secret, onEvent: (verified) => void handled.push(verified.type) });
