@@ -68,8 +68,8 @@ export function parseEvent(payload: unknown): WebhookEvent {
   const parsed = known ? typedEventSchema.safeParse(payload) : unknownEventSchema.safeParse(payload);
   // The typed schema checks `data` against the catalogue entry of `type`, which is what KnownWebhookEvent says.
   if (parsed.success) return parsed.data as WebhookEvent;
-  const described = typeof type === 'string' ? `an event of type ${type}` : 'no event';
-  throw new WebhookPayloadError(`The payload is ${described} of the API contract this SDK was built from: ${parsed.error.message}`, {
+  const described = typeof type === 'string' ? `The event (type ${type}) does not match` : 'The payload is no event of';
+  throw new WebhookPayloadError(`${described} the API contract this SDK was built from: ${parsed.error.message}`, {
     payload,
     cause: parsed.error,
   });
