@@ -1,17 +1,21 @@
 import { copyFile } from 'node:fs/promises';
 import { defineConfig, type UserConfig } from 'tsdown';
 
-// The published build: an ES module and a CommonJS one, with their declarations. The public contract is
-// bundled in (it is not published on its own); zod, ts-rest and standardwebhooks stay dependencies.
+// The published build: an ES module and a CommonJS one, with their declarations, for the main entry and
+// the `express` subpath. The public contract is bundled in (it is not published on its own); zod, ts-rest
+// and standardwebhooks stay dependencies.
+const ENTRIES = ['index', 'express'];
+
 const shared: UserConfig = {
-  entry: ['src/index.ts'],
-  // Neutral: nothing Node-specific is added, so the client runs wherever fetch does.
+  entry: ENTRIES.map((name) => `src/${name}.ts`),
+  // Neutral: nothing Node-specific is added, so the main entry runs wherever fetch does.
   platform: 'neutral',
   target: 'es2022',
   tsconfig: 'tsconfig.build.json',
   outDir: 'dist',
-  // Fails the build if anything from node_modules would be bundled: dependencies stay dependencies.
-  deps: { onlyBundle: [] },
+  // Fails the build if anything from node_modules would be bundled: dependencies stay dependencies. The
+  // subpath imports the main entry by the package's name, so it is one module at run time (record 0185).
+  deps: { onlyBundle: [], neverBundle: ['@connectivity/sdk'] },
 };
 
 export default defineConfig([
@@ -22,7 +26,7 @@ export default defineConfig([
     clean: true,
     dts: { tsc: { eager: true } },
     // The declarations are the same for both formats, and bundling them is most of the build's time: done once.
-    hooks: { 'build:done': () => copyFile('dist/index.d.ts', 'dist/index.d.cts') },
+    hooks: { 'build:done': () => Promise.all(ENTRIES.map((name) => copyFile(`dist/${name}.d.ts`, `dist/${name}.d.cts`))).then(() => undefined) },
   },
   { ...shared, format: 'cjs', clean: false, dts: false },
 ]);

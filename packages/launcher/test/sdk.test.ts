@@ -8,14 +8,15 @@ import {
   Connectivity,
   createClient,
   InvalidRequestError,
+  isKnownEvent,
   NotFoundError,
   SupplierError,
   verifyWebhook,
-  webhookMiddleware,
   type ConnectivityOptions,
   type TypedEvent,
   type WebhookEvent,
 } from '@connectivity/sdk';
+import { webhookMiddleware } from '@connectivity/sdk/express';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startLocalStack, type LocalStack } from '../src/local-stack.ts';
 
@@ -191,7 +192,7 @@ describe('the SDK against the running system', () => {
 
     await vi.waitFor(
       () => {
-        const mine = received.filter((event) => 'id' in event.data.object && event.data.object.id === esim?.id);
+        const mine = received.filter((event) => isKnownEvent(event) && 'id' in event.data.object && event.data.object.id === esim?.id);
         expect(mine.map((event) => event.type).sort()).toEqual(['esim.installed', 'esim.released']);
       },
       { timeout: 30_000, interval: 100 },

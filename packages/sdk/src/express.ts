@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { verifyWebhook, WebhookVerificationError, type RawBody, type WebhookEvent } from './webhooks.ts';
+// The package's own main entry, by name: the built subpath imports it instead of bundling a second copy,
+// so there is one `WebhookVerificationError` class and one copy of the contract (record 0185).
+import { verifyWebhook, WebhookVerificationError, type RawBody, type WebhookEvent } from '@connectivity/sdk';
 
-// Structural types only: the SDK never imports express, so it is no dependency of non-express users.
-// An express Request is an IncomingMessage with `body`; an express Response is a ServerResponse.
+// `@connectivity/sdk/express`: the one Node-only part of the SDK, apart so the main entry and its types
+// need no Node built-in. Structural types only: the SDK never imports express, so it is no dependency of
+// non-express users. An express Request is an IncomingMessage with `body`; an express Response is a ServerResponse.
 
 /** The request as the middleware sees it; with express, `req.webhookEvent` is typed by the declaration below. */
 export interface WebhookRequest extends IncomingMessage {
@@ -19,7 +22,8 @@ export interface WebhookMiddlewareOptions {
    * Handles the verified event. When given, the middleware is the whole route: it answers 204
    * once the handler resolves (unless the handler answered itself), and passes a handler error to
    * `next` (a non-2xx answer, so the delivery is retried). Without it, the middleware puts the
-   * event on `req.webhookEvent` and calls `next()`.
+   * event on `req.webhookEvent` and calls `next()`. Events of a type newer than this SDK come here
+   * too, as `UnknownWebhookEvent`: resolving without acting acknowledges and ignores them.
    */
   onEvent?: (event: WebhookEvent, req: WebhookRequest, res: ServerResponse) => unknown;
   /** Largest body read when the middleware reads the request itself; default 1 MiB. */
@@ -41,6 +45,8 @@ const DEFAULT_LIMIT_BYTES = 1024 * 1024;
  * `next` with a message saying how to mount the middleware.
  *
  * ```ts
+ * import { webhookMiddleware } from '@connectivity/sdk/express';
+ *
  * app.post('/webhooks', webhookMiddleware({ secret }), (req, res) => {
  *   const event = req.webhookEvent!; // typed by `type`
  *   res.sendStatus(204);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, expectTypeOf, test } from 'vitest';
-import { verifyWebhook, webhookMiddleware, WebhookBodyParsedError, type WebhookEvent } from '../src/index.ts';
+import { webhookMiddleware, WebhookBodyParsedError } from '../src/express.ts';
+import { verifyWebhook, type WebhookEvent } from '../src/index.ts';
 
 const secret = `whsec_${Buffer.from('a-test-secret-of-32-bytes-long!!').toString('base64')}`;
 
@@ -139,6 +140,17 @@ describe('webhookMiddleware with express', () => {
     expect((await deliver(`${url}/ok`)).status).toBe(204);
     expect(handled).toEqual([event.id]);
     expect((await deliver(`${url}/fails`)).status).toBe(503);
+  });
+
+  test('hands an event of a type newer than this SDK to onEvent, which acknowledges it by ignoring it (204)', async () => {
+    const seen: string[] = [];
+    const app = express();
+    app.post('/hooks', webhookMiddleware({ secret, onEvent: (verified) => void seen.push(verified.type) }));
+    const url = await serve(app);
+    const newer = JSON.stringify({ ...event, type: 'refund.created', data: { amount_cents: 1_200 } });
+    const response = await fetch(`${url}/hooks`, { method: 'POST', headers: signedHeaders(newer), body: newer });
+    expect(response.status).toBe(204);
+    expect(seen).toEqual(['refund.created']);
   });
 
   test('works on a plain node:http server too', async () => {

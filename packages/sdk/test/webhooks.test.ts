@@ -1,6 +1,6 @@
-import { Webhook } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError as StandardWebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, expectTypeOf, test } from 'vitest';
-import { parseEvent, verifyWebhook, WebhookPayloadError, WebhookVerificationError, type WebhookEvent } from '../src/index.ts';
+import { parseEvent, verifyWebhook, WebhookPayloadError, WebhookVerificationError, type UnknownEventType, type WebhookEvent } from '../src/index.ts';
 import { esimFixture } from './support/fixtures.ts';
 
 const secret = `whsec_${Buffer.from('a-test-secret-of-32-bytes-long!!').toString('base64')}`;
@@ -82,6 +82,7 @@ describe('verifyWebhook', () => {
         expectTypeOf(verified.data.previous_state).toEqualTypeOf<'released' | 'installed' | 'active' | 'suspended' | 'expired' | null>();
         break;
       default:
+        // The types not named above, and any type newer than this SDK (unknown-events.test.ts).
         expectTypeOf(verified.type).toEqualTypeOf<
           | 'esim.installed'
           | 'esim.activated'
@@ -93,6 +94,7 @@ describe('verifyWebhook', () => {
           | 'refund.succeeded'
           | 'refund.failed'
           | 'balance.low'
+          | UnknownEventType
         >();
     }
     expect(seen).toEqual([80, esimFixture(1).iccid]);
@@ -106,6 +108,32 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(body, headers, secret).id).toBe(event.id);
   });
 
+  test('takes headers of another fetch implementation (a framework’s own Headers, another realm’s)', () => {
+    const body = JSON.stringify(event);
+    const entries = Object.entries(signed(body));
+    // Not this runtime's Headers class: only its shape, as undici's npm package or a polyfill would have.
+    const foreign = {
+      get: (name: string) => entries.find(([key]) => key === name.toLowerCase())?.[1] ?? null,
+      forEach: (callback: (value: string, name: string) => void) => entries.forEach(([name, value]) => callback(value, name.toUpperCase())),
+    };
+    expect(foreign instanceof Headers).toBe(false);
+    expect(verifyWebhook(body, foreign as unknown as Headers, secret).id).toBe(event.id);
+  });
+
+  test('a bad signature is the SDK’s WebhookVerificationError, with the standardwebhooks error as its cause', () => {
+    const body = JSON.stringify(event);
+    const error = (() => {
+      try {
+        return verifyWebhook(`${body} `, signed(body), secret);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error).toMatchObject({ name: 'WebhookVerificationError', message: 'No matching signature found' });
+    expect((error as Error).cause).toBeInstanceOf(StandardWebhookVerificationError);
+  });
+
   test('missing signature headers are a WebhookVerificationError', () => {
     const body = JSON.stringify(event);
     expect(() => verifyWebhook(body, {}, secret)).toThrow(WebhookVerificationError);
@@ -114,20 +142,24 @@ describe('verifyWebhook', () => {
   });
 
   test('a correctly signed payload that is not an event of the contract is a WebhookPayloadError, not a signature error', () => {
-    const unknown = JSON.stringify({ ...event, type: 'esim.teleported' });
+    // A type this SDK knows with `data` that is not that type's (an unknown type is an event: unknown-events.test.ts).
+    const malformed = JSON.stringify({ ...event, data: { object: { ...event.data.object, status: 'teleported' } } });
     const error = (() => {
       try {
-        return verifyWebhook(unknown, signed(unknown), secret);
+        return verifyWebhook(malformed, signed(malformed), secret);
       } catch (caught) {
         return caught;
       }
     })();
     expect(error).toBeInstanceOf(WebhookPayloadError);
     expect(error).not.toBeInstanceOf(WebhookVerificationError);
-    expect((error as WebhookPayloadError).payload).toMatchObject({ type: 'esim.teleported' });
+    expect((error as WebhookPayloadError).payload).toMatchObject({ type: 'api_key.revoked', data: { object: { status: 'teleported' } } });
 
     const notJson = 'not json';
     expect(() => verifyWebhook(notJson, signed(notJson), secret)).toThrow(WebhookPayloadError);
+    for (const notAnEvent of ['[]', '{"hello":"world"}', JSON.stringify({ ...event, type: 42 })]) {
+      expect(() => verifyWebhook(notAnEvent, signed(notAnEvent), secret), notAnEvent).toThrow(WebhookPayloadError);
+    }
   });
 
   test('parseEvent types an event of the log the same way', () => {

@@ -110,7 +110,11 @@ describe('scale-out: two of everything', () => {
       Array.from({ length: 30 }, (_, i) =>
         fetch(`${stack.gatewayUrls[i % 2]}/v1/esim`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${payer.test.secret}`, 'content-type': 'application/json', 'idempotency-key': `pay-${i}-${randomBytes(4).toString('hex')}` },
+          headers: {
+            authorization: `Bearer ${payer.test.secret}`,
+            'content-type': 'application/json',
+            'idempotency-key': `pay-${i}-${randomBytes(4).toString('hex')}`,
+          },
           body: JSON.stringify({ bundle: 'esim_5GB_30D_EU', quantity: 1 }),
         }),
       ),

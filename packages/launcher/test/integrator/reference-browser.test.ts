@@ -1,24 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { EVENT_TYPES } from '@connectivity/contracts';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../src/local-stack.ts';
-
-// Debian's Chromium (.ci/run installs it); a fresh profile and no background traffic of its own, so
-// every request recorded is one the page made.
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium, waitForQuiet, type Chromium } from './support/chromium.ts';
 
 /** Opens `url` and records every request the page makes until the network has been idle. */
 async function visit(browser: BrowserContext, url: string): Promise<{ page: Page; requests: string[] }> {
@@ -40,22 +24,20 @@ const foreign = (requests: string[], origin: string) =>
  */
 describe('the API reference in Chromium', () => {
   let stack: LocalStack;
+  let chromium: Chromium | undefined;
   let browser: BrowserContext;
-  let profile = '';
   let origin = '';
 
   beforeAll(async () => {
     stack = await startLocalStack();
     origin = new URL(stack.composition.gatewayUrl).origin;
-    profile = await mkdtemp(path.join(tmpdir(), 'chromium-profile-'));
-    // A persistent context is how Playwright takes a profile folder (`--user-data-dir`): a fresh one, removed after.
-    browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS });
+    chromium = await launchChromium();
+    browser = chromium.browser;
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await stack?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   test('/docs renders every operation and webhook from the API’s own origin only, without hosted-product buttons', async () => {
@@ -70,7 +52,7 @@ describe('the API reference in Chromium', () => {
     await open('eSIMs', ['Buy eSIMs', 'Get an eSIM’s install QR code']);
     await open('Webhook events', [...EVENT_TYPES]);
     // Let lazy chunks, fonts and images of the rendered page come in before judging where they came from.
-    await page.waitForLoadState('networkidle');
+    await waitForQuiet(page);
 
     expect(requests).toContain(`${origin}/v1/openapi.json`);
     expect(foreign(requests, origin)).toEqual([]);

@@ -1,17 +1,11 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { ensureDevAccount } from '@connectivity/gateway';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../src/local-stack.ts';
-
-const run = promisify(execFile);
-const here = path.dirname(fileURLToPath(import.meta.url));
-const sdkDir = path.resolve(here, '../../../sdk');
+import { installConsumer, run, typecheck, writeTsconfig } from './support/consumer-project.ts';
 
 // What the consumer installs besides the tarball, pinned like everything else of the project.
 const CONSUMER_TOOLS = ['typescript@5.9.3', '@types/node@24.19.2'];
@@ -50,6 +44,7 @@ interface ConsumerReport {
   invalid: Record<string, unknown> | null;
   notFound: Record<string, unknown> | null;
   released: string[];
+  releasedToMiddleware: string[];
   rejected: string[];
 }
 
@@ -63,7 +58,6 @@ describe('the packed SDK, installed with npm outside the workspace', () => {
   let testKey = '';
   let scratch = '';
   let project = '';
-  let tarball = '';
   let node20 = '';
 
   beforeAll(async () => {
@@ -71,22 +65,9 @@ describe('the packed SDK, installed with npm outside the workspace', () => {
     stack = await startLocalStack({ DELIVERY_POLL_INTERVAL_MS: '50' });
     testKey = (await ensureDevAccount({ db: stack.db })).testKey;
     scratch = await mkdtemp(path.join(tmpdir(), 'sdk-package-'));
-    const packed = path.join(scratch, 'packed');
-    await run('pnpm', ['pack', '--pack-destination', packed], { cwd: sdkDir, maxBuffer: 16 * 1024 * 1024 });
-    const [file] = await readdir(packed);
-    tarball = path.join(packed, file ?? '');
     project = path.join(scratch, 'consumer');
-    await mkdir(project);
-    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--save-exact', tarball, ...CONSUMER_TOOLS], {
-      cwd: project,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    await writeFile(path.join(project, 'consumer.ts'), await readFile(path.join(here, 'consumer/consumer.ts.txt'), 'utf8'));
-    await writeFile(path.join(project, 'require-check.cjs'), await readFile(path.join(here, 'consumer/require-check.cjs.txt'), 'utf8'));
-    for (const [name, config] of Object.entries(TSCONFIGS)) {
-      await writeFile(path.join(project, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
-    }
+    await installConsumer(project, inject('sdkTarball'), CONSUMER_TOOLS, ['consumer.ts', 'require-check.cjs']);
+    for (const [name, config] of Object.entries(TSCONFIGS)) await writeTsconfig(project, name, config);
   }, 300_000);
 
   afterAll(async () => {
@@ -103,41 +84,49 @@ describe('the packed SDK, installed with npm outside the workspace', () => {
     expect(JSON.stringify(manifest.dependencies)).not.toContain('workspace:');
     expect(manifest.engines).toEqual({ node: '>=20.3' });
     expect(JSON.stringify(manifest.exports)).not.toContain('src/');
+    expect(Object.keys(manifest.exports as object)).toEqual(['.', './express', './package.json']);
     expect((await readdir(installed)).sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'package.json']);
+    expect((await readdir(path.join(installed, 'dist'))).sort()).toEqual(
+      ['express.cjs', 'express.d.cts', 'express.d.ts', 'express.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js'].sort(),
+    );
 
     const changelog = await readFile(path.join(installed, 'CHANGELOG.md'), 'utf8');
     expect(changelog).toContain(`## ${String(manifest.version)}`);
     const readme = await readFile(path.join(installed, 'README.md'), 'utf8');
     expect(readme).toContain('npm install @connectivity/sdk');
 
+    // The main entry runs wherever fetch does: no Node module, and no Node global (Buffer, process) either.
     for (const file of ['dist/index.js', 'dist/index.cjs']) {
       const code = await readFile(path.join(installed, file), 'utf8');
       expect(code, file).not.toMatch(/\/internal\/|\/admin\//);
       expect(code, file).not.toMatch(/from\s+["']node:|require\(["']node:/);
+      expect(code, file).not.toMatch(/\bBuffer\.|\bprocess\.(env|version|nextTick)/);
       expect(code, file).not.toContain('@connectivity/contracts');
     }
     const types = await readFile(path.join(installed, 'dist/index.d.ts'), 'utf8');
     expect(types).not.toContain('@connectivity/contracts');
     expect(types).not.toMatch(/internalContract|adminContract/);
+    // Declarations a project without @types/node can read: standardwebhooks' name Node's Buffer, so they are not imported.
+    expect([...types.matchAll(/^import .* from "([^"]+)";$/gm)].map((match) => match[1]).sort()).toEqual(['@ts-rest/core', 'zod']);
+    expect(types).not.toMatch(/["'](node:[\w/]+|standardwebhooks)["']/);
+    // The express subpath is the Node part: it takes the main entry by name (one copy of it at run time) and node:http's types.
+    for (const file of ['dist/express.js', 'dist/express.cjs', 'dist/express.d.ts']) {
+      const code = await readFile(path.join(installed, file), 'utf8');
+      expect(code, file).toMatch(/from "@connectivity\/sdk"|require\("@connectivity\/sdk"\)/);
+      expect(code, file).not.toContain('@connectivity/contracts');
+    }
   });
 
   test.each(Object.keys(TSCONFIGS))(
     'a strict consumer type-checks with moduleResolution %s',
     async (name) => {
-      // tsc prints its diagnostics on stdout and exits non-zero; none is the expected output.
-      const diagnostics = await run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${name}.json`], {
-        cwd: project,
-      }).then(
-        () => '',
-        (error: Error & { stdout?: string }) => error.stdout || error.message,
-      );
-      expect(diagnostics).toBe('');
+      expect(await typecheck(project, name)).toBe('');
     },
     120_000,
   );
 
   test.each(['machine Node 20', 'project Node 24'])(
-    'on the %s: lists, buys with an automatic Idempotency-Key, pages, throws typed errors and verifies webhooks',
+    'on the %s: lists, buys with an automatic Idempotency-Key, pages, throws typed errors and verifies webhooks (by hand and with the express subpath)',
     async (which) => {
       const node = which === 'machine Node 20' ? node20 : process.execPath;
       const major = which === 'machine Node 20' ? 'v20.' : 'v24.';
@@ -162,10 +151,17 @@ describe('the packed SDK, installed with npm outside the workspace', () => {
       expect(report.invalid?.requestId).toMatch(/^req_/);
       expect(report.notFound).toMatchObject({ class: 'NotFoundError', status: 404, code: 'resource_not_found' });
       expect(report.released).toEqual([...report.esims].sort());
+      expect(report.releasedToMiddleware).toEqual([...report.esims].sort());
       expect(report.rejected).toEqual([]);
 
       const required = await run(node, ['require-check.cjs'], { cwd: project });
-      expect(JSON.parse(required.stdout)).toEqual({ Connectivity: 'function', verifyWebhook: 'function', NotFoundError: 'function' });
+      expect(JSON.parse(required.stdout)).toEqual({
+        Connectivity: 'function',
+        verifyWebhook: 'function',
+        NotFoundError: 'function',
+        webhookMiddleware: 'function',
+        webhookMiddlewareInMain: 'undefined',
+      });
     },
     120_000,
   );
