@@ -262,6 +262,35 @@ describe('the SDK against the running system', () => {
     expect(keys.every((key) => key.object === 'api_key' && !('secret' in key))).toBe(true);
   }, 60_000);
 
+  test('the balance, its transactions and refunds through the SDK: the simulated balance pays, a refund credits it, every page walked', async () => {
+    expect(await connectivity.balance.retrieve()).toMatchObject({ object: 'balance', environment: 'test', available_cents: null, simulated: true });
+    await connectivity.testHelpers.setBalance({ available_cents: 100_000, low_balance_threshold_cents: 1_000 });
+    try {
+      const orders = [];
+      for (let i = 0; i < 3; i += 1) orders.push(await connectivity.esims.create({ bundle: BUNDLE, quantity: 1 }));
+      const paid = orders.reduce((sum, order) => sum + order.total_cents, 0);
+      expect((await connectivity.balance.retrieve()).available_cents).toBe(100_000 - paid);
+
+      const walked: string[] = [];
+      for await (const transaction of connectivity.balanceTransactions.list({ limit: 1 })) walked.push(transaction.type);
+      expect(walked).toEqual(['order', 'order', 'order', 'adjustment']);
+      const ofOrder = await connectivity.balanceTransactions.list({ source: orders[0]!.id });
+      expect(ofOrder.data).toMatchObject([{ type: 'order', amount_cents: -orders[0]!.total_cents }]);
+
+      const cancelled = await connectivity.esims.update(orders[0]!.esims[0]!.id, { state: 'expired' });
+      expect(cancelled.expired_reason).toBe('cancelled');
+      const [refund] = await connectivity.refunds.list({ esim: cancelled.id }).autoPagingToArray({ limit: 10 });
+      expect(refund).toMatchObject({ status: 'pending', amount_cents: orders[0]!.price_cents });
+      const settled = await connectivity.testHelpers.settleRefund(refund!.id, { status: 'succeeded' });
+      expect(settled.status).toBe('succeeded');
+      expect(await connectivity.refunds.retrieve(refund!.id)).toEqual(settled);
+      expect((await connectivity.balance.retrieve()).available_cents).toBe(100_000 - paid + orders[0]!.price_cents);
+      await expect(connectivity.refunds.retrieve('re_01m7q5dqbb7ct2kdy8s4wa5n1f')).rejects.toBeInstanceOf(NotFoundError);
+    } finally {
+      await connectivity.testHelpers.setBalance({ available_cents: null, low_balance_threshold_cents: null });
+    }
+  }, 60_000);
+
   test('a purchase whose response is lost is retried with its key and buys exactly once', async () => {
     const lossy = connect({ baseUrl: proxy.url });
     const before = new Set(await allEsimIds());

@@ -1,94 +1,22 @@
-import { contract, REQUEST_HEADERS } from '@connectivity/contracts/public';
-import type { Contract } from '@connectivity/contracts/public';
-import { initClient } from '@ts-rest/core';
-import type { AppRoute, ClientInferRequest, InitClientReturn, SuccessfulHttpStatusCode } from '@ts-rest/core';
-import type { BaseHeaders, ClientOptions } from './client.ts';
 import { errorFromResponse, UnexpectedResponseError } from './errors.ts';
-import { ListPromise } from './pagination.ts';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
-import { createTransport, newIdempotencyKey, type RequestOptions, type Transport, type TransportResponse } from './transport.ts';
+import type { RequestOptions } from './transport.ts';
+import {
+  paginate,
+  rawClientOf,
+  segment,
+  unwrap,
+  writeHeaders,
+  type ConnectivityOptions,
+  type RawClient,
+  type RequestBody,
+  type RequestQuery,
+  type Routes,
+} from './resource-kit.ts';
+import { BalanceResource, BalanceTransactionsResource, RefundsResource } from './money.ts';
 
-export interface ConnectivityOptions extends ClientOptions {
-  /** Retries of a failed call (network error, 429, 5xx, 409 in progress); default 2. 0 turns retrying off. */
-  maxRetries?: number;
-  /** Time allowed to each attempt, in milliseconds; default 60 000. */
-  timeoutMs?: number;
-  /** Backoff of the first retry (randomised, doubling each time up to `maxRetryDelayMs`); default 500. */
-  initialRetryDelayMs?: number;
-  maxRetryDelayMs?: number;
-  /** A `Retry-After` longer than this is not waited for; the error is thrown instead. Default 60 000. */
-  maxRetryAfterMs?: number;
-  /** The fetch implementation; default the global `fetch`. */
-  fetch?: typeof fetch;
-  /** Injectable for tests: how the client waits between attempts, and its source of jitter. */
-  sleep?: RetryPolicy['sleep'];
-  random?: RetryPolicy['random'];
-}
-
+export type { ConnectivityOptions, RawClient, RequestBody, RequestQuery } from './resource-kit.ts';
 export type { RequestOptions };
-
-/** The typed ts-rest client of the whole contract, on the retrying transport: calls resolve to `{ status, body, headers }`. */
-export type RawClient = InitClientReturn<Contract, { baseUrl: string; baseHeaders: BaseHeaders; api: Transport; throwOnUnknownStatus: false }>;
-
-function rawClientOf(options: ConnectivityOptions): RawClient {
-  const transport = createTransport({
-    retry: {
-      maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries,
-      initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_RETRY.initialDelayMs,
-      maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_RETRY.maxDelayMs,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs,
-      sleep: options.sleep ?? DEFAULT_RETRY.sleep,
-      random: options.random ?? DEFAULT_RETRY.random,
-    },
-    timeoutMs: options.timeoutMs ?? 60_000,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-  });
-  return initClient(contract, {
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    baseHeaders: {
-      authorization: `Bearer ${options.apiKey}`,
-      ...(options.serviceVersion ? { 'service-version': options.serviceVersion } : {}),
-    },
-    api: transport,
-    throwOnUnknownStatus: false,
-  });
-}
-
-/** The body of a route's 2xx answer, as the contract types it. */
-type Success<U> = U extends { status: SuccessfulHttpStatusCode; body: infer B } ? B : never;
-type ItemOf<U> = Success<U> extends { data: (infer T)[] } ? T : never;
-/** The request body and query of a contract route, as a caller writes them (defaults optional). */
-export type RequestBody<R extends AppRoute> = ClientInferRequest<R> extends { body: infer B } ? B : never;
-export type RequestQuery<R extends AppRoute> = ClientInferRequest<R> extends { query: infer Q } ? Q : never;
-type Routes = Contract;
-
-/** Resolves to the success body, or throws the typed error of any other answer. */
-async function unwrap<U extends TransportResponse>(call: () => Promise<U>): Promise<Success<U>> {
-  const response = await call();
-  if (response.status < 200 || response.status > 299) throw errorFromResponse(response);
-  if (typeof response.body !== 'object' || response.body === null) throw new UnexpectedResponseError(response);
-  return response.body as Success<U>;
-}
-
-function paginate<Q extends { cursor?: string | undefined }, U extends TransportResponse>(
-  query: Q,
-  fetchPage: (query: Q) => Promise<U>,
-): ListPromise<ItemOf<U>> {
-  return new ListPromise(async (cursor) => {
-    const page = await unwrap(() => fetchPage(cursor === undefined ? query : { ...query, cursor }));
-    return page as Success<U> & { data: ItemOf<U>[]; has_more: boolean; next_cursor: string | null; object: 'list' };
-  });
-}
-
-/** A path segment: the id as given, percent-encoded, so it can only ever name one resource. */
-function segment(id: string): string {
-  if (typeof id !== 'string' || id === '') throw new TypeError('An id is required (a non-empty string).');
-  return encodeURIComponent(id);
-}
-
-function writeHeaders(options: RequestOptions) {
-  return { [REQUEST_HEADERS.idempotencyKey.toLowerCase()]: options.idempotencyKey ?? newIdempotencyKey() } as { 'idempotency-key': string };
-}
+export { BalanceResource, BalanceTransactionsResource, RefundsResource } from './money.ts';
 
 /** eSIMs: buy (an order of 1 to 10), list (filtered by metadata if wanted), read by id or ICCID, change state or metadata, QR code. */
 export class EsimsResource {
@@ -282,6 +210,19 @@ export class TestHelpersResource {
     const call = { maxRetries: 0, ...options };
     return unwrap(() => this.#raw.test.triggerTestError({ body, headers: writeHeaders(call), requestOptions: call }));
   }
+
+  /**
+   * Sets the simulated balance sandbox orders are paid from (`available_cents`; null switches it off)
+   * and its low-balance threshold, to try `balance_insufficient` and `balance.low` without live money.
+   */
+  setBalance(body: RequestBody<Routes['balance']['setTestBalance']>, options: RequestOptions = {}) {
+    return unwrap(() => this.#raw.balance.setTestBalance({ body, headers: writeHeaders(options), requestOptions: options }));
+  }
+
+  /** Decides a pending sandbox refund now, as the simulated supplier's review would: `succeeded` or `failed`. */
+  settleRefund(id: string, body: RequestBody<Routes['balance']['settleTestRefund']>, options: RequestOptions = {}) {
+    return unwrap(() => this.#raw.balance.settleTestRefund({ params: { id: segment(id) }, body, headers: writeHeaders(options), requestOptions: options }));
+  }
 }
 
 /**
@@ -343,6 +284,9 @@ export class Connectivity {
   readonly errorCodes: ErrorCodesResource;
   readonly testHelpers: TestHelpersResource;
   readonly testClocks: TestClocksResource;
+  readonly balance: BalanceResource;
+  readonly balanceTransactions: BalanceTransactionsResource;
+  readonly refunds: RefundsResource;
 
   constructor(options: ConnectivityOptions) {
     if (!options.apiKey) throw new TypeError('An apiKey is required (sk_test_... or sk_live_...).');
@@ -358,6 +302,9 @@ export class Connectivity {
     this.errorCodes = new ErrorCodesResource(this.raw);
     this.testHelpers = new TestHelpersResource(this.raw);
     this.testClocks = new TestClocksResource(this.raw);
+    this.balance = new BalanceResource(this.raw);
+    this.balanceTransactions = new BalanceTransactionsResource(this.raw);
+    this.refunds = new RefundsResource(this.raw);
   }
 
   /** The version that answers this account, and the versions served. */

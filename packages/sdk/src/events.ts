@@ -15,7 +15,7 @@ export type KnownWebhookEvent = { [T in EventType]: EventEnvelope & { type: T; d
 
 /**
  * The `type` of an event newer than this SDK. At run time it is the type's name as the API sent it,
- * a plain string such as `'refund.created'` (nothing is appended to it). It is typed as a pattern
+ * a plain string such as `'payout.paid'` (nothing is appended to it). It is typed as a pattern
  * that no known type's name matches because a member typed `string` would stop `event.type ===
  * 'esim.expired'` from narrowing `event.data`: TypeScript keeps every member whose `type` could
  * equal the literal. Use `String(event.type)` to compare it with a name this SDK does not know yet,

@@ -147,10 +147,10 @@ describe('webhookMiddleware with express', () => {
     const app = express();
     app.post('/hooks', webhookMiddleware({ secret, onEvent: (verified) => void seen.push(verified.type) }));
     const url = await serve(app);
-    const newer = JSON.stringify({ ...event, type: 'refund.created', data: { amount_cents: 1_200 } });
+    const newer = JSON.stringify({ ...event, type: 'payout.paid', data: { amount_cents: 1_200 } });
     const response = await fetch(`${url}/hooks`, { method: 'POST', headers: signedHeaders(newer), body: newer });
     expect(response.status).toBe(204);
-    expect(seen).toEqual(['refund.created']);
+    expect(seen).toEqual(['payout.paid']);
   });
 
   test('works on a plain node:http server too', async () => {

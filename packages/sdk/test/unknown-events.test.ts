@@ -25,7 +25,7 @@ const envelope = {
 };
 // A type the API may add after this SDK was released, with data this SDK has no schema for.
 const topUp = { ...envelope, type: 'esim.topped_up', data: { object: esimFixture(1), added_bytes: 1_000_000_000 } };
-const refund = { ...envelope, type: 'refund.created', data: { amount_cents: 1_200, currency: 'USD' } };
+const payout = { ...envelope, type: 'payout.paid', data: { amount_cents: 1_200, currency: 'USD' } };
 const expired = {
   ...envelope,
   type: 'esim.expired',
@@ -48,19 +48,19 @@ describe('an event type newer than this SDK', () => {
     expect(event).toEqual(topUp);
     expect(event.type).toBe('esim.topped_up');
     expect(isKnownEvent(event)).toBe(false);
-    expect(parseEvent(refund)).toEqual(refund);
+    expect(parseEvent(payout)).toEqual(payout);
   });
 
   test('its envelope is still checked: a payload that is no event is a WebhookPayloadError', () => {
-    const { id: _id, ...withoutId } = refund;
-    for (const notAnEvent of [withoutId, { ...refund, object: 'list' }, { ...refund, type: '' }, { ...refund, created_at: 'yesterday' }]) {
+    const { id: _id, ...withoutId } = payout;
+    for (const notAnEvent of [withoutId, { ...payout, object: 'list' }, { ...payout, type: '' }, { ...payout, created_at: 'yesterday' }]) {
       expect(() => delivered(notAnEvent), JSON.stringify(notAnEvent)).toThrow(WebhookPayloadError);
     }
   });
 
   test('a switch on `type` still narrows the known types’ data, and leaves the unknown ones to `default`', () => {
     const seen: string[] = [];
-    for (const event of [delivered(expired), delivered(topUp), delivered(refund)]) {
+    for (const event of [delivered(expired), delivered(topUp), delivered(payout)]) {
       switch (event.type) {
         case 'esim.expired':
           expectTypeOf(event.data.object.expired_reason).toEqualTypeOf<'validity_ended' | 'data_exhausted' | 'cancelled' | null>();
@@ -74,11 +74,11 @@ describe('an event type newer than this SDK', () => {
           seen.push(`ignored ${String(event.type)}`);
       }
     }
-    expect(seen).toEqual([`expired ${esimFixture(2).id} (cancelled)`, 'ignored esim.topped_up', 'ignored refund.created']);
+    expect(seen).toEqual([`expired ${esimFixture(2).id} (cancelled)`, 'ignored esim.topped_up', 'ignored payout.paid']);
   });
 
   test('is a member of the union the types make apparent: an exhaustive switch must name it', () => {
-    const event = delivered(refund);
+    const event = delivered(payout);
     expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
     expectTypeOf<UnknownWebhookEvent>().toExtend<WebhookEvent>();
     expectTypeOf<UnknownWebhookEvent['data']>().toEqualTypeOf<unknown>();

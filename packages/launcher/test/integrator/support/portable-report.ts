@@ -13,6 +13,6 @@ export function expectPortableReport(report: Record<string, unknown>): void {
   expect(report.tampered).toBe('WebhookVerificationError');
   expect(report.unsigned).toBe('WebhookVerificationError');
   // A type newer than the SDK, signed with Web Crypto: verified, unknown, ignored by handleEvent and by a switch.
-  expect(report.unknown).toEqual({ type: 'refund.created', known: false, handled: null, ignored: 'ignored refund.created' });
+  expect(report.unknown).toEqual({ type: 'payout.paid', known: false, handled: null, ignored: 'ignored payout.paid' });
   expect(report.malformed).toBe('WebhookPayloadError');
 }
