@@ -17,6 +17,9 @@ interface Vendor {
   origin: string;
   buy(): Promise<string>;
   read(): Promise<Response>;
+  /** What `buy` buys, and the account's balance in the vendor's unit. */
+  product: string;
+  balance(): Promise<number>;
 }
 
 async function airalo(options: Parameters<typeof startAiraloFake>[0] = {}): Promise<Vendor & { fake: AiraloFake; token: string }> {
@@ -44,6 +47,10 @@ async function airalo(options: Parameters<typeof startAiraloFake>[0] = {}): Prom
       return ((await response.json()) as { data: { sims: { iccid: string }[] } }).data.sims[0]!.iccid;
     },
     read: () => fetch(`${fake.url}/balance`, { headers }),
+    product: 'change-7days-1gb',
+    balance: async () =>
+      ((await (await fetch(`${fake.url}/balance`, { headers })).json()) as { data: { balances: { availableBalance: { amount: number } } } }).data.balances
+        .availableBalance.amount,
   };
 }
 
@@ -65,6 +72,8 @@ async function esimGo(options: Parameters<typeof startEsimGoFake>[0] = {}): Prom
       return ((await response.json()) as { order: { iccids: string[] }[] }).order[0]!.iccids[0]!;
     },
     read: () => fetch(`${fake.url}/organisation`, { headers }),
+    product: 'esim_1GB_7D_GB_V2',
+    balance: async () => ((await (await fetch(`${fake.url}/organisation`, { headers })).json()) as { balance: number }).balance,
   };
 }
 
@@ -91,6 +100,21 @@ describe.each([
     const counters = (await (await fetch(`${vendor.origin}/_fake/counters`)).json()) as { purchases: number; esimsSold: number };
     expect(counters).toMatchObject({ purchases: 1, esimsSold: 1 });
     expectFaithfulExchanges(vendor.control);
+  });
+
+  it('changes a price over /_fake/prices: the next purchase is charged the new price; a bad price or name is a 400', async () => {
+    const vendor = await start();
+    const put = (name: string, body: unknown) =>
+      fetch(`${vendor.origin}/_fake/prices/${name}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await put(vendor.product, { price: 7.25 })).status).toBe(200);
+    const before = await vendor.balance();
+    await vendor.buy();
+    expect(Math.round((before - (await vendor.balance())) * 100)).toBe(725);
+    const refused = [await put(vendor.product, { price: '7' }), await put(vendor.product, { price: -1 }), await put('no-such-product', { price: 1 })];
+    for (const answer of refused) {
+      expect(answer.status).toBe(400);
+      expect(typeof ((await answer.json()) as { error: unknown }).error).toBe('string');
+    }
   });
 
   it('goes down (connection refused) and comes back on the same port', async () => {

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { runControl } from '../shared/control.ts';
+import { priceRoute, runControl } from '../shared/control.ts';
 import type { AiraloControl } from './start.ts';
 
 /** `/_fake/...` routes only the Airalo fake has: the review Airalo's support team does by hand. */
@@ -8,12 +8,6 @@ export function airaloControlRouter(control: AiraloControl): Router {
   router.get('/refunds', (_req, res) => res.json(control.refunds()));
   router.post('/refunds/:refundId/approve', (req, res) => runControl(res, () => control.approveRefund(String(req.params.refundId))));
   router.post('/refunds/:refundId/reject', (req, res) => runControl(res, () => control.rejectRefund(String(req.params.refundId))));
-  router.put('/prices/:name', express.json(), (req, res) =>
-    runControl(res, () => {
-      const price = (req.body as { price?: unknown } | undefined)?.price;
-      if (typeof price !== 'number') throw new Error('price must be a number');
-      control.setPrice(String(req.params.name), price);
-    }),
-  );
+  priceRoute(router, (name, price) => control.setPrice(name, price));
   return router;
 }

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { runControl } from '../shared/control.ts';
+import { priceRoute, runControl } from '../shared/control.ts';
 import type { EsimGoControl } from './start.ts';
 
 /** `/_fake/...` routes only the eSIM Go fake has (the account settings eSIM Go keeps in its portal). */
@@ -13,12 +13,6 @@ export function esimGoControlRouter(control: EsimGoControl): Router {
       control.setRefundsEnabled(enabled);
     }),
   );
-  router.put('/prices/:name', express.json(), (req, res) =>
-    runControl(res, () => {
-      const price = (req.body as { price?: unknown } | undefined)?.price;
-      if (typeof price !== 'number') throw new Error('price must be a number');
-      control.setPrice(String(req.params.name), price);
-    }),
-  );
+  priceRoute(router, (name, price) => control.setPrice(name, price));
   return router;
 }

@@ -37,6 +37,20 @@ export const runControl = (res: Response, work: () => unknown) => {
     .catch((error: unknown) => res.status(400).json({ error: error instanceof Error ? error.message : String(error) }));
 };
 
+/**
+ * `PUT /_fake/prices/{name}` `{"price": n}`: the vendor changes what a product costs us, in its
+ * own unit (both fakes; each checks the name and the amount).
+ */
+export function priceRoute(router: Router, setPrice: (name: string, price: number) => void): void {
+  router.put('/prices/:name', express.json(), (req, res) =>
+    runControl(res, () => {
+      const price = (req.body as { price?: unknown } | undefined)?.price;
+      if (typeof price !== 'number') throw new Error('price must be a number');
+      setPrice(String(req.params.name), price);
+    }),
+  );
+}
+
 const iccidOf = (req: Request) => String(req.params.iccid);
 
 /** `/_fake/...`: not part of any vendor API. */
