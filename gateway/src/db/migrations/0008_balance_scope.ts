@@ -1,7 +1,17 @@
 import type { Knex } from 'knex';
 
 // Every scope a key could hold before `balance:read` existed, and after, in catalogue order.
-const SCOPES_BEFORE = ['catalogue:read', 'esim:read', 'esim:write', 'events:read', 'events:write', 'webhooks:read', 'webhooks:write', 'keys:read', 'test_helpers'];
+const SCOPES_BEFORE = [
+  'catalogue:read',
+  'esim:read',
+  'esim:write',
+  'events:read',
+  'events:write',
+  'webhooks:read',
+  'webhooks:write',
+  'keys:read',
+  'test_helpers',
+];
 const SCOPES_AFTER = [...SCOPES_BEFORE.slice(0, 8), 'balance:read', 'test_helpers'];
 
 /**
