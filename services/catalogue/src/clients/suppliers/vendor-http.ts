@@ -2,6 +2,7 @@ import type { SupplierVendor } from '@connectivity/contracts';
 import { domainMetrics, type Logger } from '@connectivity/platform';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, wrap, type IPolicy } from 'cockatiel';
+import type { z } from 'zod';
 import { SupplierError } from './port.ts';
 import { ClientRateLimiter, type RateRule } from './rate-limiter.ts';
 import { currentTenant } from './tenant.ts';
@@ -49,6 +50,13 @@ export interface VendorAnswer {
   headers: Headers;
   /** Parsed JSON when the answer was JSON, else the text. */
   body: unknown;
+}
+
+/** An answer read with its schema; one we cannot read is the vendor's fault, and maybe a passing one. */
+export function read<S extends z.ZodTypeAny>(schema: S, answer: VendorAnswer, what: string): z.infer<S> {
+  const parsed = schema.safeParse(answer.body);
+  if (!parsed.success) throw new SupplierError('unavailable', `${what} answered a body we cannot read`);
+  return parsed.data as z.infer<S>;
 }
 
 /** How a vendor's own error answer (a 4xx that is not throttling) reads in our terms. */

@@ -1,8 +1,7 @@
 import type { Logger } from '@connectivity/platform';
-import type { z } from 'zod';
 import { SupplierError } from '../port.ts';
 import { createCatalogueCache, type CatalogueCache, type VendorCatalogue } from '../vendor-catalogue.ts';
-import { createVendorHttp, type VendorAnswer, type VendorHttp, type VendorRequest } from '../vendor-http.ts';
+import { createVendorHttp, read, type VendorAnswer, type VendorHttp, type VendorRequest } from '../vendor-http.ts';
 import { VendorIccids } from '../vendor-iccid.ts';
 import { BoundedMemo } from '../bounded-memo.ts';
 import { AIRALO_LIMITS, tokenAnswerSchema, validationErrorSchema } from './api.ts';
@@ -62,12 +61,7 @@ function airaloError(status: number, body: unknown, what: string): SupplierError
   return new SupplierError('refused', message, { status });
 }
 
-/** An answer read with its schema; one we cannot read is the vendor's fault, and maybe a passing one. */
-export function read<S extends z.ZodTypeAny>(schema: S, answer: VendorAnswer, what: string): z.infer<S> {
-  const parsed = schema.safeParse(answer.body);
-  if (!parsed.success) throw new SupplierError('unavailable', `${what} answered a body we cannot read`);
-  return parsed.data as z.infer<S>;
-}
+export { read } from '../vendor-http.ts';
 
 export function createAiraloSession(options: AiraloOptions, loadCatalogue: (session: AiraloSession) => Promise<VendorCatalogue>): AiraloSession {
   const http = createVendorHttp({ vendor: 'airalo', ...options }, airaloError);

@@ -1,5 +1,4 @@
 import type { Logger } from '@connectivity/platform';
-import type { z } from 'zod';
 import { SupplierError } from '../port.ts';
 import { createCatalogueCache, type CatalogueCache, type VendorCatalogue } from '../vendor-catalogue.ts';
 import { createVendorHttp, type VendorAnswer, type VendorHttp, type VendorRequest } from '../vendor-http.ts';
@@ -57,11 +56,7 @@ function esimGoError(status: number, body: unknown, what: string): SupplierError
   return new SupplierError('refused', message, { status });
 }
 
-export function read<S extends z.ZodTypeAny>(schema: S, answer: VendorAnswer, what: string): z.infer<S> {
-  const parsed = schema.safeParse(answer.body);
-  if (!parsed.success) throw new SupplierError('unavailable', `${what} answered a body we cannot read`);
-  return parsed.data as z.infer<S>;
-}
+export { read } from '../vendor-http.ts';
 
 export function createEsimGoSession(options: EsimGoOptions, loadCatalogue: (session: EsimGoSession) => Promise<VendorCatalogue>): EsimGoSession {
   const http = createVendorHttp({ vendor: 'esim-go', ...options }, esimGoError);
