@@ -47,8 +47,18 @@ export const configSchema = serviceConfigSchema(8084)
     WEBHOOK_DISABLE_AFTER_MS: ms(5 * 24 * 3_600_000),
     /** How often the delivery worker looks for due work when idle. */
     DELIVERY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
-    /** Attempts a worker makes at once. */
-    DELIVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    /**
+     * Attempts one instance makes at once: a pool, each attempt freeing its slot when it is
+     * recorded, so a receiver that never answers holds one slot, not a batch.
+     */
+    DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
+    /** Attempts under way to one endpoint at once, over every instance (a receiver is not flooded). */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(4),
+    /**
+     * Attempts under way for one account and environment at once, over every instance: a tenant
+     * whose receivers hang holds this many slots, and the others keep theirs.
+     */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).default(16),
     /** How long a claimed attempt belongs to its worker; must exceed the timeout. */
     DELIVERY_LEASE_MS: z.coerce.number().int().min(1).default(60_000),
     /** Event consumer: deliveries before a message that cannot be stored is dead-lettered. */

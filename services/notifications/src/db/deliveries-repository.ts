@@ -1,17 +1,17 @@
-import type { ApiEvent as Event, Environment, EventType, WebhookAttemptError } from '@connectivity/contracts';
-import { claimDue as claimDueRows, signalAfterCommit } from '@connectivity/platform';
+import type { Environment, EventType, WebhookAttemptError } from '@connectivity/contracts';
+import { signalAfterCommit } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { AttemptView } from '../domain/attempt.ts';
+import type { Claim } from './delivery-claims.ts';
 
 /** The work signal of deliveries: raised after a commit that queued some. */
 export const DELIVERIES_SIGNAL = 'notifications:deliveries';
 
 /**
  * Delivery work lives here, not in process memory: a `pending` row is due at `next_attempt_at`.
- * A worker claims due rows with the platform's `claimDue` (rows another worker holds are
- * skipped) and pushes `next_attempt_at` past the lease, so no other instance takes the same
- * attempt; a worker that dies mid-attempt simply lets the lease run out and the row becomes due
- * again.
+ * A worker claims due rows (delivery-claims.ts: rows another worker holds are skipped) and pushes
+ * `next_attempt_at` past the lease, so no other instance takes the same attempt; a worker that
+ * dies mid-attempt simply lets the lease run out and the row becomes due again.
  */
 
 // Endpoints an event goes to: same account and environment, live (not deleted or disabled), subscribed to its type.
@@ -39,82 +39,6 @@ export async function enqueueEventReplay(
   );
   if (result.rows.length > 0) signalAfterCommit(knex, DELIVERIES_SIGNAL);
   return result.rows.length;
-}
-
-/** One attempt a worker now owns: what to send and where. */
-export interface Claim {
-  deliveryId: string;
-  token: string;
-  attempt: number;
-  /** `sealedSecret` is opened only to sign this attempt. */
-  endpoint: { id: string; url: string; sealedSecret: string; environment: Environment };
-  event: Event;
-  /** W3C trace context of the request that caused the event. */
-  traceContext: Record<string, string>;
-}
-
-interface DueRow {
-  id: string;
-  attempts: number;
-  endpoint_id: string;
-  url: string;
-  secret_sealed: string;
-  environment: Environment;
-  usable: boolean;
-  envelope: Event;
-  trace_context: Record<string, string> | null;
-}
-
-/**
- * Claims up to `limit` due deliveries until `leaseUntil` (the platform's lease claim: no other
- * worker takes them meanwhile), then reads what sending them needs; deliveries of endpoints
- * disabled or deleted meanwhile are cancelled instead. Fresh deliveries (and their retries) are
- * claimed first, replayed ones with what room is left, so a replay's backlog never holds up an
- * event that just happened, of this account or any other.
- */
-export async function claimDue(knex: Knex, options: { now: Date; leaseUntil: Date; limit: number; token: string }): Promise<Claim[]> {
-  const claim = (replay: boolean, limit: number) =>
-    claimDueRows<{ id: string }>(knex, {
-      table: 'notifications.deliveries',
-      key: 'id',
-      // Each side has its own due index (deliveries_due_fresh, deliveries_due_replayed).
-      due: { sql: `status = 'pending' and ${replay ? '' : 'not '}replay and next_attempt_at <= ?`, bindings: [options.now] },
-      orderBy: 'next_attempt_at',
-      limit,
-      set: { sql: 'attempts = attempts + 1, next_attempt_at = ?, claim_token = ?, updated_at = ?', bindings: [options.leaseUntil, options.token, options.now] },
-      returning: ['id'],
-    });
-  const claimed = await claim(false, options.limit);
-  if (claimed.length < options.limit) claimed.push(...(await claim(true, options.limit - claimed.length)));
-  if (claimed.length === 0) return [];
-  const due = await knex.raw<{ rows: DueRow[] }>(
-    `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
-            (e.deleted_at is null and not e.disabled) as usable, ev.envelope, ev.trace_context
-     from notifications.deliveries d
-     join notifications.endpoints e on e.id = d.endpoint_id
-     join notifications.events ev on ev.id = d.event_id
-     where d.id = any(?) and d.claim_token = ?
-     order by d.next_attempt_at`,
-    [claimed.map((row) => row.id), options.token],
-  );
-  const stale = due.rows.filter((row) => !row.usable).map((row) => row.id);
-  if (stale.length > 0) {
-    await knex('notifications.deliveries')
-      .whereIn('id', stale)
-      .andWhere('claim_token', options.token)
-      .update({ status: 'cancelled', claim_token: null, updated_at: options.now });
-  }
-  return due.rows
-    .filter((row) => row.usable)
-    .map((row) => ({
-      deliveryId: String(row.id),
-      token: options.token,
-      // `attempts` already counts this one.
-      attempt: row.attempts,
-      endpoint: { id: row.endpoint_id, url: row.url, sealedSecret: row.secret_sealed, environment: row.environment },
-      event: row.envelope,
-      traceContext: row.trace_context ?? {},
-    }));
 }
 
 export interface AttemptRecord {

@@ -1,6 +1,7 @@
 import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { domainMetrics, newId, type Database, type Logger } from '@connectivity/platform';
-import { recordAttempt, type Claim } from '../db/deliveries-repository.ts';
+import type { Claim } from '../db/delivery-claims.ts';
+import { recordAttempt } from '../db/deliveries-repository.ts';
 import { sendWebhook } from '../clients/webhook-sender.ts';
 import type { ResolveHost } from '../clients/public-host.ts';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
