@@ -37,6 +37,14 @@ export const configSchema = serviceConfigSchema(8084)
     CURSOR_SECRET: cursorSecretSchema,
     /** A delivery fails when no answer comes within this time (DECISIONS.md: 15 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+    /** A delivery fails when the connection (TCP, and TLS for https) is not made within this time. */
+    WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(3_000),
+    /**
+     * A delivery fails when no byte of the answer comes within this time of the connection. Unset,
+     * the answer's whole window (WEBHOOK_TIMEOUT_MS): a receiver that works before it answers sends
+     * its first byte with its answer, and DECISIONS.md promises success to any 2xx within 15 s.
+     */
+    WEBHOOK_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
     /** Delays before retries 1..n; its length + 1 attempts in all. */
     WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS),
     /** Each retry delay moves by up to this fraction either way. */

@@ -67,7 +67,11 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
               jitter: config.WEBHOOK_RETRY_JITTER,
               maxRetryAfterMs: config.WEBHOOK_MAX_RETRY_AFTER_MS,
             },
-            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+            timeouts: {
+              answerMs: config.WEBHOOK_TIMEOUT_MS,
+              connectMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
+              firstByteMs: config.WEBHOOK_FIRST_BYTE_TIMEOUT_MS ?? config.WEBHOOK_TIMEOUT_MS,
+            },
             leaseMs: config.DELIVERY_LEASE_MS,
             pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
             concurrency: config.DELIVERY_CONCURRENCY,

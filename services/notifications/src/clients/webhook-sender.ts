@@ -14,7 +14,12 @@ export interface SendRequest {
   policy: EgressPolicy;
   headers: Record<string, string>;
   body: string;
+  /** The whole answer, from the connection's start to the status (DECISIONS.md: 15 s). */
   timeoutMs: number;
+  /** The connection: TCP connect and, for https, the TLS handshake. */
+  connectTimeoutMs: number;
+  /** From the connection to the first byte of the answer. */
+  firstByteTimeoutMs: number;
   resolveHost: ResolveHost;
 }
 
@@ -40,13 +45,15 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
 
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
+    const timers = new Set<NodeJS.Timeout>();
     const finish = (result: AttemptResult) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
       resolve(result);
     };
-    const transport = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const transport = secure ? https : http;
     // A tenant's host: no traceparent of ours goes to it, and it labels no metric (the attempt has its own span).
     const req = transport.request(
       url,
@@ -62,10 +69,25 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
         },
       }),
     );
-    const timer = setTimeout(() => {
-      finish({ kind: 'error', failure: 'timeout', detail: `no answer within ${request.timeoutMs} ms`, durationMs: elapsed() });
-      req.destroy();
-    }, request.timeoutMs);
+    // Each phase has its own limit, so a host that never accepts or never answers is given up on
+    // before the whole answer's window; every one is a timeout to the tenant.
+    const limit = (what: string, ms: number) => {
+      const timer = setTimeout(() => {
+        finish({ kind: 'error', failure: 'timeout', detail: `${what} within ${ms} ms`, durationMs: elapsed() });
+        req.destroy();
+      }, ms);
+      timers.add(timer);
+      return timer;
+    };
+    limit('no answer', request.timeoutMs);
+    const connecting = limit('no connection', request.connectTimeoutMs);
+    req.on('socket', (socket) => {
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        clearTimeout(connecting);
+        const waiting = limit('no first byte', request.firstByteTimeoutMs);
+        socket.once('data', () => clearTimeout(waiting));
+      });
+    });
     req.on('response', (res) => {
       const retryAfter = res.headers['retry-after'];
       finish({ kind: 'response', statusCode: res.statusCode ?? 0, retryAfter, durationMs: elapsed() });

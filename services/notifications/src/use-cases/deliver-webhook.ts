@@ -14,7 +14,8 @@ export interface DeliverWebhookDeps {
   db: Database;
   logger: Logger;
   policy: RetryPolicy;
-  timeoutMs: number;
+  /** The answer's whole window, the connection's and the first byte's (see `sendWebhook`). */
+  timeouts: { answerMs: number; connectMs: number; firstByteMs: number };
   disableAfterMs: number;
   resolveHost: ResolveHost;
   /** WEBHOOK_ALLOW_PRIVATE: test endpoints may reach any address (see `egressPolicy`). */
@@ -63,7 +64,9 @@ async function send(deps: DeliverWebhookDeps, claim: Claim, body: string, at: Da
     policy: egressPolicy(claim.endpoint.environment, deps.allowPrivate),
     headers: signatureHeaders(secret, claim.event.id, body, at),
     body,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: deps.timeouts.answerMs,
+    connectTimeoutMs: deps.timeouts.connectMs,
+    firstByteTimeoutMs: deps.timeouts.firstByteMs,
     resolveHost: deps.resolveHost,
   });
 }
