@@ -53,6 +53,16 @@ export const configSchema = serviceConfigSchema(8084)
     WEBHOOK_MAX_RETRY_AFTER_MS: ms(24 * 3_600_000),
     /** An endpoint that has failed every delivery for this long is disabled. */
     WEBHOOK_DISABLE_AFTER_MS: ms(5 * 24 * 3_600_000),
+    /** Timeouts in a row after which an endpoint's deliveries wait (its circuit opens). */
+    WEBHOOK_CIRCUIT_THRESHOLD: z.coerce.number().int().min(1).default(5),
+    /** How long they wait the first time; then one attempt goes, and each reopening doubles the wait. */
+    WEBHOOK_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(1).default(30_000),
+    /** The longest an endpoint's circuit stays open. */
+    WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(15 * 60_000),
     /** How often the delivery worker looks for due work when idle. */
     DELIVERY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
     /**

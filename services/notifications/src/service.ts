@@ -77,6 +77,11 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             concurrency: config.DELIVERY_CONCURRENCY,
             inFlight: { perEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, perAccount: config.WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT },
             disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+            circuit: {
+              threshold: config.WEBHOOK_CIRCUIT_THRESHOLD,
+              cooldownMs: config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
+              maxCooldownMs: config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
+            },
             resolveHost,
             allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
             secrets,

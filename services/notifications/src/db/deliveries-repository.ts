@@ -2,7 +2,9 @@ import type { Environment, EventType, WebhookAttemptError } from '@connectivity/
 import { signalAfterCommit } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { AttemptView } from '../domain/attempt.ts';
+import type { CircuitPolicy, CircuitState } from '../domain/endpoint-circuit.ts';
 import type { Claim } from './delivery-claims.ts';
+import { updateCircuit } from './endpoint-circuit-repository.ts';
 
 /** The work signal of deliveries: raised after a commit that queued some. */
 export const DELIVERIES_SIGNAL = 'notifications:deliveries';
@@ -52,20 +54,33 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   /** Disable the endpoint now, with this reason (410). */
   disableReason: string | undefined;
+  /** The attempt ran out of time (it counts towards the endpoint's circuit). */
+  timedOut: boolean;
   at: Date;
 }
 
+/** What recording an attempt did to its endpoint. */
+export interface EndpointChange {
+  /** Disabled: the receiver said 410, or has failed for too long. */
+  disabled?: 'gone' | 'failing';
+  /** The endpoint's circuit opened (or reopened), until `openUntil`. */
+  circuitOpened?: CircuitState;
+}
+
 /**
- * Records one attempt and moves its delivery on, in one transaction; also keeps the endpoint's
- * failure streak, disabling it when the receiver said 410 or has failed for `disableAfterMs`.
+ * Records one attempt and moves its delivery on, in one transaction; also moves the endpoint's
+ * circuit on and keeps its failure streak, disabling it when the receiver said 410 or has failed
+ * for `disableAfterMs`.
  */
 export async function recordAttempt(
   knex: Knex,
   record: AttemptRecord,
-  options: { disableAfterMs: number; streakReason: string },
-): Promise<'gone' | 'failing' | undefined> {
+  options: { disableAfterMs: number; streakReason: string; circuit: CircuitPolicy },
+): Promise<EndpointChange> {
   const { claim, at } = record;
   return knex.transaction(async (trx) => {
+    const circuitOpened = await updateCircuit(trx, claim.endpoint.id, record.timedOut, at, options.circuit);
+    const change: EndpointChange = circuitOpened ? { circuitOpened } : {};
     const status = record.succeeded ? 'succeeded' : record.nextAttemptAt ? 'pending' : 'failed';
     // Only the holder of the claim moves the delivery on; a worker whose lease ran out records its attempt and stops.
     await trx('notifications.deliveries')
@@ -92,15 +107,15 @@ export async function recordAttempt(
     const endpoints = trx('notifications.endpoints').where({ id: claim.endpoint.id });
     if (record.succeeded) {
       await endpoints.whereNotNull('failing_since').update({ failing_since: null });
-      return undefined;
+      return change;
     }
     const [streak] = await endpoints
       .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
       .returning<{ failing_since: Date; disabled: boolean }[]>(['failing_since', 'disabled']);
-    if (!streak || streak.disabled) return undefined;
+    if (!streak || streak.disabled) return change;
     const reason =
       record.disableReason ?? (at.getTime() - new Date(streak.failing_since).getTime() >= options.disableAfterMs ? options.streakReason : undefined);
-    if (reason === undefined) return undefined;
+    if (reason === undefined) return change;
     await trx('notifications.endpoints')
       .where({ id: claim.endpoint.id })
       .update({
@@ -111,7 +126,7 @@ export async function recordAttempt(
     await trx('notifications.deliveries')
       .where({ endpoint_id: claim.endpoint.id, status: 'pending' })
       .update({ status: 'cancelled', claim_token: null, updated_at: at });
-    return record.disableReason === undefined ? 'failing' : 'gone';
+    return { ...change, disabled: record.disableReason === undefined ? 'failing' : 'gone' };
   });
 }
 

@@ -66,7 +66,8 @@ async function dueEndpoints(trx: Knex.Transaction, now: Date, dueSample: number)
 
 /**
  * The fair pick among the endpoints with due work, in one statement: each offers its due
- * deliveries, fresh before replayed, up to its room under the per-endpoint cap; the offers of one
+ * deliveries, fresh before replayed, up to its room under the per-endpoint cap (none while its
+ * circuit is open, so nothing held back is attempted or counted as an attempt); the offers of one
  * account and environment are numbered in turn (the first of each of its endpoints, then the
  * second, ...) and kept under the per-account cap; then every tenant's first turn goes before
  * anyone's second, the tenant served longest ago first. Due deliveries of endpoints disabled or
@@ -83,7 +84,8 @@ const FAIR_CLAIM = `
     select account_id, environment, sum(n) as in_flight from in_flight group by account_id, environment
   ), queues as (
     select e.id as endpoint_id, e.account_id, e.environment, (e.deleted_at is null and not e.disabled) as usable,
-      greatest(:perEndpoint - coalesce(f.n, 0), 0) as room
+      -- The endpoint's circuit (domain/endpoint-circuit.ts): open, nothing; its cooldown over, one probe.
+      greatest(case when e.circuit_open_until is null then :perEndpoint when e.circuit_open_until > :now then 0 else 1 end - coalesce(f.n, 0), 0) as room
     from unnest(cast(:endpoints as text[])) as p (endpoint_id)
     join notifications.endpoints e on e.id = p.endpoint_id
     left join in_flight f on f.endpoint_id = e.id

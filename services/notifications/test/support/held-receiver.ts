@@ -84,10 +84,13 @@ export class HeldReceiver {
 
 /**
  * A TCP listener that accepts every connection and never sends a byte: a host that takes the
- * request and never answers. `close()` drops what it holds, so attempts to it end at once.
+ * request and never answers, until `answer()`: from then on (and for the requests it holds) it
+ * answers 204. `close()` drops what it holds, so attempts to it end at once.
  */
 export class SilentListener {
   private readonly sockets = new Set<net.Socket>();
+  private readonly asked = new Set<net.Socket>();
+  private answering = false;
   /** Connections accepted so far. */
   accepted = 0;
   private readonly server: net.Server;
@@ -103,10 +106,21 @@ export class SilentListener {
       listener.accepted += 1;
       listener.sockets.add(socket);
       socket.on('error', () => undefined);
-      socket.on('close', () => listener.sockets.delete(socket));
+      socket.on('close', () => {
+        listener.sockets.delete(socket);
+        listener.asked.delete(socket);
+      });
+      socket.once('data', () => {
+        if (listener.answering) SilentListener.reply(socket);
+        else listener.asked.add(socket);
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return listener;
+  }
+
+  private static reply(socket: net.Socket): void {
+    socket.end('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n');
   }
 
   get port(): number {
@@ -116,6 +130,13 @@ export class SilentListener {
   /** Connections open now. */
   get open(): number {
     return this.sockets.size;
+  }
+
+  /** Answers 204 from now on, and to the requests it holds. */
+  answer(): void {
+    this.answering = true;
+    for (const socket of this.asked) SilentListener.reply(socket);
+    this.asked.clear();
   }
 
   async close(): Promise<void> {
