@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { ConfigError, cursorSecretSchema, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
 import { z } from 'zod';
@@ -19,6 +20,15 @@ const msList = (fallback: readonly number[]) =>
       }
       return list;
     });
+
+/** `ip`, `ip:port` or `[ipv6]:port`, as c-ares' setServers takes them. */
+function isDnsServer(server: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server);
+  if (bracketed) return isIP(bracketed[1] ?? '') === 6 && Number(bracketed[2] ?? 53) <= 65_535;
+  if (isIP(server) !== 0) return true;
+  const [host = '', port = '', ...rest] = server.split(':');
+  return rest.length === 0 && isIP(host) === 4 && /^\d{1,5}$/.test(port) && Number(port) <= 65_535;
+}
 
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
@@ -45,6 +55,23 @@ export const configSchema = serviceConfigSchema(8084)
      * its first byte with its answer, and DECISIONS.md promises success to any 2xx within 15 s.
      */
     WEBHOOK_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
+    /** A delivery fails when its host's name is not resolved within this time (our own resolver, not getaddrinfo). */
+    WEBHOOK_DNS_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
+    /** DNS servers for the tenants' hosts (`ip` or `ip:port`, comma-separated); unset, the system's. */
+    WEBHOOK_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const servers = (value ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== '');
+        if (servers.some((server) => !isDnsServer(server))) {
+          ctx.addIssue({ code: 'custom', message: 'must be IP addresses, each with an optional port (1.1.1.1, 10.0.0.2:53, [2606:4700::1111]:53)' });
+          return z.NEVER;
+        }
+        return servers;
+      }),
     /** Delays before retries 1..n; its length + 1 attempts in all. */
     WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS),
     /** Each retry delay moves by up to this fraction either way. */
@@ -136,9 +163,9 @@ export const configSchema = serviceConfigSchema(8084)
     /** Events pruned per transaction, so pruning never holds long locks. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
   })
-  .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_TIMEOUT_MS, {
+  .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_DNS_TIMEOUT_MS + config.WEBHOOK_TIMEOUT_MS, {
     path: ['DELIVERY_LEASE_MS'],
-    message: 'must be longer than WEBHOOK_TIMEOUT_MS, so an attempt under way is never claimed twice',
+    message: 'must be longer than WEBHOOK_DNS_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS, so an attempt under way is never claimed twice',
   });
 
 export type Config = ReturnType<typeof loadConfig>;

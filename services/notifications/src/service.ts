@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
 import { createApp } from './app.ts';
-import { systemResolveHost, type ResolveHost } from './clients/public-host.ts';
+import { createResolveHost } from './clients/dns-resolver.ts';
+import type { ResolveHost } from './clients/public-host.ts';
 import { loadConfig, type Config } from './config.ts';
 import { startEventConsumer } from './consumers/event-consumer.ts';
 import { startStreamNoticeListener } from './consumers/stream-notices.ts';
@@ -23,7 +24,7 @@ export interface NotificationsOptions {
 /** What notifications' app, consumers and workers share. */
 export interface NotificationsContext extends ServiceRuntime {
   config: Config;
-  /** DNS for the address policy's checks; the system resolver unless a test plays DNS. */
+  /** DNS of the tenants' hosts (c-ares, with WEBHOOK_DNS_TIMEOUT_MS) unless a test plays DNS. */
   resolveHost: ResolveHost;
   /** Seals and opens the endpoints' signing secrets (and the idempotent answers that show one). */
   secrets: SecretBox;
@@ -39,7 +40,8 @@ async function createContext(runtime: ServiceRuntime, config: Config, options: N
     hubs: new StreamHubs(runtime.db.knex, { safetyPollMs: config.STREAM_POLL_INTERVAL_MS, logger: runtime.logger }),
     leases: new StreamLeases(runtime.db.knex, { maxPerKey: config.STREAM_MAX_PER_KEY, ttlMs: config.STREAM_LEASE_MS, logger: runtime.logger }),
   };
-  return { ...runtime, config, resolveHost: options.resolveHost ?? systemResolveHost, secrets, streams };
+  const resolveHost = options.resolveHost ?? createResolveHost({ timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, servers: config.WEBHOOK_DNS_SERVERS });
+  return { ...runtime, config, resolveHost, secrets, streams };
 }
 
 /**
