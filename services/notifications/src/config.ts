@@ -158,6 +158,11 @@ export const configSchema = serviceConfigSchema(8084)
     REPLAY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
     /** A replay's batches wait while an endpoint they go to has more than this many deliveries pending. */
     WEBHOOK_MAX_PENDING_PER_ENDPOINT: z.coerce.number().int().min(1).default(10_000),
+    /**
+     * Pending deliveries one account and environment may hold: past it, an event is stored (listed,
+     * streamed, replayable) but its deliveries are not queued, and a replay's batches wait.
+     */
+    WEBHOOK_MAX_PENDING_PER_ACCOUNT: z.coerce.number().int().min(1).default(10_000),
     /** How long a waiting replay batch waits before it looks again. */
     REPLAY_WAIT_MS: z.coerce.number().int().min(1).default(5_000),
     /** Events pruned per transaction, so pruning never holds long locks. */

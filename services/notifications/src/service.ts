@@ -110,6 +110,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             pollIntervalMs: config.REPLAY_POLL_INTERVAL_MS,
             batchSize: config.REPLAY_BATCH_SIZE,
             maxPendingPerEndpoint: config.WEBHOOK_MAX_PENDING_PER_ENDPOINT,
+            maxPendingPerAccount: config.WEBHOOK_MAX_PENDING_PER_ACCOUNT,
             waitMs: config.REPLAY_WAIT_MS,
           }),
       },
@@ -127,7 +128,14 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
       {
         name: 'event consumer',
         start: ({ bus, db, logger, config }) =>
-          startEventConsumer({ bus, db, logger, maxDeliver: config.EVENT_MAX_DELIVER, backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS }),
+          startEventConsumer({
+            bus,
+            db,
+            logger,
+            maxDeliver: config.EVENT_MAX_DELIVER,
+            backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS,
+            maxPendingPerAccount: config.WEBHOOK_MAX_PENDING_PER_ACCOUNT,
+          }),
       },
       {
         name: 'stream notices',
