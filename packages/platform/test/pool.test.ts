@@ -27,7 +27,8 @@ function queue(names: string[], quick: (name: string) => boolean) {
     claims,
     claim: (free: number) => {
       claims.push(free);
-      return Promise.resolve(due.splice(0, free));
+      const items = due.splice(0, free);
+      return Promise.resolve({ items, more: due.length > 0 });
     },
     work: async (name: string) => {
       atOnce += 1;
@@ -95,7 +96,7 @@ describe('work pool', () => {
       size: 1,
       intervalMs: 60_000,
       logger: { error: (fields: unknown) => errors.push(fields), info: () => undefined },
-      claim: (free) => Promise.resolve(items.splice(0, free)),
+      claim: (free) => Promise.resolve({ items: items.splice(0, free), more: items.length > 0 }),
       work: (item) => (item === 'fails' ? Promise.reject(new Error('boom')) : new Promise<void>((resolve) => (release = resolve))),
     });
     pool.wake();
@@ -119,5 +120,34 @@ describe('work pool', () => {
     pools.push(pool);
     expect(await pool.runOnce()).toBe(7);
     expect(q.done).toHaveLength(7);
+  });
+});
+
+describe('work pool wakes', () => {
+  test('an item that ends claims again only when work was left for want of room', async () => {
+    let claims = 0;
+    let more = false;
+    const pool = startWorkPool({
+      name: 'test',
+      size: 4,
+      intervalMs: 60_000,
+      claim: () => {
+        claims += 1;
+        const first = claims === 1;
+        return Promise.resolve({ items: first ? ['one', 'two'] : [], more: first && more });
+      },
+      work: () => new Promise<void>((resolve) => setTimeout(resolve, 5)),
+    });
+    pools.push(pool);
+    pool.wake();
+    await until('the items done', () => claims === 1 && pool.busy() === 0);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Nothing was left: the two items ending made no claim.
+    expect(claims).toBe(1);
+
+    more = true;
+    claims = 0;
+    pool.wake();
+    await until('a claim after the items ended', () => claims >= 2);
   });
 });

@@ -65,10 +65,11 @@ async function due(endpointId: string, count: number, msAgo: number, extra: Reco
   await db.knex('notifications.deliveries').insert(rows);
 }
 
-const claim = (options: Partial<ClaimOptions> = {}) => {
+const claimWith = (options: Partial<ClaimOptions> = {}) => {
   const now = new Date();
   return claimDue(db.knex, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 64, token: randomUUID(), perEndpoint: 4, perAccount: 16, ...options });
 };
+const claim = async (options: Partial<ClaimOptions> = {}) => (await claimWith(options)).claims;
 
 async function accountOf(endpointId: string): Promise<string> {
   const row = (await db.knex('notifications.endpoints').where({ id: endpointId }).first()) as { account_id: string };
@@ -122,5 +123,30 @@ describe.each([
     expect(rows.map((row) => row.replay).sort()).toEqual([false, true]);
     const cancelled = await db.knex('notifications.deliveries').where({ endpoint_id: off, status: 'cancelled' });
     expect(cancelled).toHaveLength(2);
+  });
+
+  it('says whether due work was left for want of room: a slot or a cap, not an open circuit', async () => {
+    const one = await endpoint('acct_held');
+    const two = await endpoint('acct_held');
+    const open = await endpoint('acct_held_open', { circuit_open_until: new Date(Date.now() + 60_000), timeouts_in_a_row: 5, circuit_opens: 1 });
+    await due(open, 3, 5_000);
+    await due(one, 2, 5_000);
+    // Everything due that may go: nothing left but what the open circuit holds.
+    expect(await claimWith({ dueSample })).toMatchObject({ heldBack: false });
+    await due(one, 3, 4_000);
+    await due(two, 3, 4_000);
+    // The free slots (2) leave some.
+    let claimed = await claimWith({ limit: 2, dueSample });
+    expect(claimed.claims).toHaveLength(2);
+    expect(claimed.heldBack).toBe(true);
+    // The per-endpoint cap leaves some: `one` has 2 + 1 under way, `two` 1 of 3.
+    claimed = await claimWith({ perEndpoint: 3, dueSample });
+    expect(claimed.claims.map((c) => c.endpoint.id).sort()).toEqual([two, two]);
+    expect(claimed.heldBack).toBe(true);
+    // The per-account cap leaves some.
+    await due(two, 2, 3_000);
+    claimed = await claimWith({ perEndpoint: 10, perAccount: 7, dueSample });
+    expect(claimed.claims).toHaveLength(1);
+    expect(claimed.heldBack).toBe(true);
   });
 });

@@ -209,7 +209,7 @@ describe('bounded replay', () => {
         .returning<{ id: string | number }[]>('id');
       const ids = rows.map((row) => String(row.id));
       const now = new Date();
-      const claimed = await claimDue(knex, {
+      const { claims: claimed } = await claimDue(knex, {
         now,
         leaseUntil: new Date(now.getTime() + 60_000),
         limit: 2,

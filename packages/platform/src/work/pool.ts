@@ -8,9 +8,10 @@ export interface WorkPoolOptions<Item> {
   size: number;
   /**
    * Takes up to `free` items of due work (leased, so no other worker takes them); fewer, or none,
-   * when less is due or caps hold the rest back.
+   * when less is due or caps hold the rest back. `more`: due work was left for want of room (the
+   * free slots, or a cap that an item under way holds), so an item that ends should claim again.
    */
-  claim(free: number): Promise<Item[]>;
+  claim(free: number): Promise<{ items: Item[]; more: boolean }>;
   /** Works one item; its slot frees when it settles. A rejection is logged, never thrown. */
   work(item: Item): Promise<void>;
   /** Pause between claims when nothing woke the pool. */
@@ -35,11 +36,13 @@ export interface WorkPool {
  * A bounded pool of concurrent work on the poller: each item completes on its own, and its slot
  * is claimed again as soon as it frees, so a slow item holds one slot, never the items claimed
  * with it (a worker never waits for a batch's slowest member). Claims are one at a time, each for
- * the free slots only; a freed slot wakes the pool, since work held back by a cap may be due now.
+ * the free slots only; an item that ends wakes the pool when work was left waiting for room (new
+ * work wakes it through its signals, and the interval finds what comes due by time).
  */
 export function startWorkPool<Item>(options: WorkPoolOptions<Item>): WorkPool {
   const working = new Set<Promise<void>>();
   let stopped = false;
+  let waiting = false;
 
   const poller = startPoller({
     name: options.name,
@@ -48,8 +51,13 @@ export function startWorkPool<Item>(options: WorkPoolOptions<Item>): WorkPool {
     ...(options.logger && { logger: options.logger }),
     async pass() {
       const free = options.size - working.size;
-      if (free <= 0 || stopped) return { done: 0, more: false };
-      const items = await options.claim(free);
+      if (stopped) return { done: 0, more: false };
+      if (free <= 0) {
+        waiting = true;
+        return { done: 0, more: false };
+      }
+      const { items, more } = await options.claim(free);
+      waiting = more;
       for (const item of items) start(item);
       // No pass again at once: a slot that frees wakes the pool, and new work signals it.
       return { done: items.length, more: false };
@@ -64,7 +72,7 @@ export function startWorkPool<Item>(options: WorkPoolOptions<Item>): WorkPool {
       })
       .finally(() => {
         working.delete(run);
-        if (!stopped) poller.wake();
+        if (waiting && !stopped) poller.wake();
       });
     working.add(run);
   }

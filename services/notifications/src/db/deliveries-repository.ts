@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { AttemptView } from '../domain/attempt.ts';
 import type { CircuitPolicy, CircuitState } from '../domain/endpoint-circuit.ts';
 import type { Claim } from './delivery-claims.ts';
-import { updateCircuit } from './endpoint-circuit-repository.ts';
+import { CLOSED_CIRCUIT, updateCircuit } from './endpoint-circuit-repository.ts';
 
 /** The work signal of deliveries: raised after a commit that queued some. */
 export const DELIVERIES_SIGNAL = 'notifications:deliveries';
@@ -79,8 +79,6 @@ export async function recordAttempt(
 ): Promise<EndpointChange> {
   const { claim, at } = record;
   return knex.transaction(async (trx) => {
-    const circuitOpened = await updateCircuit(trx, claim.endpoint.id, record.timedOut, at, options.circuit);
-    const change: EndpointChange = circuitOpened ? { circuitOpened } : {};
     const status = record.succeeded ? 'succeeded' : record.nextAttemptAt ? 'pending' : 'failed';
     // Only the holder of the claim moves the delivery on; a worker whose lease ran out records its attempt and stops.
     await trx('notifications.deliveries')
@@ -105,12 +103,19 @@ export async function recordAttempt(
       .ignore();
 
     const endpoints = trx('notifications.endpoints').where({ id: claim.endpoint.id });
+    // Anything but a timeout closes the circuit, in the update the attempt makes anyway (a
+    // success writes only when there is something to clear); a timeout moves it on under the
+    // endpoint's row lock.
     if (record.succeeded) {
-      await endpoints.whereNotNull('failing_since').update({ failing_since: null });
-      return change;
+      await endpoints
+        .where((open) => open.whereNotNull('failing_since').orWhere('timeouts_in_a_row', '>', 0).orWhereNotNull('circuit_open_until'))
+        .update({ failing_since: null, ...CLOSED_CIRCUIT });
+      return {};
     }
+    const circuitOpened = record.timedOut ? await updateCircuit(trx, claim.endpoint.id, at, options.circuit) : undefined;
+    const change: EndpointChange = circuitOpened ? { circuitOpened } : {};
     const [streak] = await endpoints
-      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
+      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]), ...(!record.timedOut && CLOSED_CIRCUIT) })
       .returning<{ failing_since: Date; disabled: boolean }[]>(['failing_since', 'disabled']);
     if (!streak || streak.disabled) return change;
     const reason =

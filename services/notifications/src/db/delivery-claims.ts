@@ -70,9 +70,11 @@ async function dueEndpoints(trx: Knex.Transaction, now: Date, dueSample: number)
  * circuit is open, so nothing held back is attempted or counted as an attempt); the offers of one
  * account and environment are numbered in turn (the first of each of its endpoints, then the
  * second, ...) and kept under the per-account cap; then every tenant's first turn goes before
- * anyone's second, the tenant served longest ago first. Due deliveries of endpoints disabled or
- * deleted meanwhile are cancelled, never attempted. `for update skip locked` leaves rows another
- * transaction holds.
+ * anyone's second, the tenant served longest ago first. The chosen rows are leased (`for update
+ * skip locked` leaves rows another transaction holds), their tenants marked served, and what
+ * sending them needs returned; `held` says whether due work was left for want of room (a slot
+ * or an attempt that ends may let it go). Due deliveries of endpoints disabled or deleted
+ * meanwhile are cancelled, never attempted.
  */
 const FAIR_CLAIM = `
   with in_flight as (
@@ -84,8 +86,9 @@ const FAIR_CLAIM = `
     select account_id, environment, sum(n) as in_flight from in_flight group by account_id, environment
   ), queues as (
     select e.id as endpoint_id, e.account_id, e.environment, (e.deleted_at is null and not e.disabled) as usable,
-      -- The endpoint's circuit (domain/endpoint-circuit.ts): open, nothing; its cooldown over, one probe.
-      greatest(case when e.circuit_open_until is null then :perEndpoint when e.circuit_open_until > :now then 0 else 1 end - coalesce(f.n, 0), 0) as room
+      coalesce(e.circuit_open_until > :now, false) as open,
+      -- The endpoint's circuit (domain/endpoint-circuit.ts): closed, the cap; its cooldown over, one probe.
+      greatest(case when e.circuit_open_until is null then :perEndpoint else 1 end - coalesce(f.n, 0), 0) as room
     from unnest(cast(:endpoints as text[])) as p (endpoint_id)
     join notifications.endpoints e on e.id = p.endpoint_id
     left join in_flight f on f.endpoint_id = e.id
@@ -94,71 +97,83 @@ const FAIR_CLAIM = `
     from queues q where not q.usable and d.endpoint_id = q.endpoint_id and d.status = 'pending' and d.next_attempt_at <= :now
     returning d.id
   ), offers as (
+    -- One more than the room, to know whether the endpoint's cap held any back.
     select q.account_id, q.environment, q.room, o.id, o.replay, o.next_attempt_at,
       row_number() over (partition by q.endpoint_id order by o.replay, o.next_attempt_at) as place
     from queues q
     cross join lateral (
       (select id, replay, next_attempt_at from notifications.deliveries
        where endpoint_id = q.endpoint_id and status = 'pending' and not replay and next_attempt_at <= :now
-       order by next_attempt_at limit q.room)
+       order by next_attempt_at limit q.room + 1)
       union all
       (select id, replay, next_attempt_at from notifications.deliveries
        where endpoint_id = q.endpoint_id and status = 'pending' and replay and next_attempt_at <= :now
-       order by next_attempt_at limit q.room)
+       order by next_attempt_at limit q.room + 1)
     ) o
-    where q.usable and q.room > 0
+    where q.usable and not q.open
   ), turns as (
     select o.*, row_number() over (partition by o.account_id, o.environment order by o.place, o.replay, o.next_attempt_at) as turn
     from offers o where o.place <= o.room
-  ), chosen as (
-    select t.id, t.account_id, t.environment,
-      row_number() over (order by t.turn, t.replay, s.served_at nulls first, t.next_attempt_at) as rank
+  ), eligible as (
+    select t.*, row_number() over (order by t.turn, t.replay, s.served nulls first, t.next_attempt_at) as rank
     from turns t
     left join tenants n on n.account_id = t.account_id and n.environment = t.environment
     left join notifications.delivery_turns s on s.account_id = t.account_id and s.environment = t.environment
     where t.turn + coalesce(n.in_flight, 0) <= :perAccount
-    order by rank
-    limit :limit
+  ), held as (
+    select exists (select 1 from offers where place > room)
+      or (select count(*) from turns) > (select count(*) from eligible)
+      or (select count(*) from eligible) > :limit as held
   ), locked as (
-    select d.id, c.rank, c.account_id, c.environment from notifications.deliveries d join chosen c on c.id = d.id
-    where d.status = 'pending'
+    select d.id, c.rank from notifications.deliveries d
+    join (select id, rank from eligible order by rank limit :limit) c on c.id = d.id
+    -- Checked again on the row as it is when locked: a row leased meanwhile is never leased twice.
+    where d.status = 'pending' and d.next_attempt_at <= :now
     for update of d skip locked
+  ), claimed as (
+    update notifications.deliveries d
+    set attempts = d.attempts + 1, next_attempt_at = :leaseUntil, claim_token = :token, updated_at = :now
+    from locked l, notifications.endpoints e, notifications.events ev
+    where d.id = l.id and e.id = d.endpoint_id and ev.id = d.event_id
+    returning d.id, d.attempts, l.rank, e.id as endpoint_id, e.account_id, e.environment, e.url, e.secret_sealed, ev.envelope, ev.trace_context
+  ), served as (
+    insert into notifications.delivery_turns (account_id, environment, served)
+    select account_id, environment, nextval('notifications.delivery_turns_served')
+    from (select account_id, environment, min(rank) as first from claimed group by account_id, environment order by first) t
+    on conflict (account_id, environment) do update set served = excluded.served
+    returning 1
   )
-  update notifications.deliveries d
-  set attempts = d.attempts + 1, next_attempt_at = :leaseUntil, claim_token = :token, updated_at = :now
-  from locked where d.id = locked.id
-  returning d.id, locked.rank, locked.account_id, locked.environment`;
+  select h.held, c.* from held h left join claimed c on true`;
 
 interface ClaimedRow {
-  id: string;
-  rank: string | number;
-  account_id: string;
-  environment: Environment;
-}
-
-interface DueRow {
-  id: string;
+  held: boolean;
+  id: string | null;
   attempts: number;
+  rank: string | number;
   endpoint_id: string;
+  environment: Environment;
   url: string;
   secret_sealed: string;
-  environment: Environment;
-  usable: boolean;
   envelope: Event;
   trace_context: Record<string, string> | null;
 }
 
+/** What a claim took, in the order picked, and whether due work was left for want of room. */
+export interface Claimed {
+  claims: Claim[];
+  heldBack: boolean;
+}
+
 /**
- * Claims up to `limit` due deliveries until `leaseUntil`, fairly (see FAIR_CLAIM), and records
- * that their tenants were served; then reads what sending them needs, in the order picked.
- * Deliveries of an endpoint disabled between the two are cancelled instead.
+ * Claims up to `limit` due deliveries until `leaseUntil`, fairly (see FAIR_CLAIM), one claim at
+ * a time over every instance.
  */
-export async function claimDue(knex: Knex, options: ClaimOptions): Promise<Claim[]> {
-  const claimed = await knex.transaction(async (trx) => {
+export async function claimDue(knex: Knex, options: ClaimOptions): Promise<Claimed> {
+  const rows = await knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [CLAIM_LOCK]);
     const endpoints = await dueEndpoints(trx, options.now, options.dueSample ?? DUE_SAMPLE);
     if (endpoints.length === 0) return [];
-    const { rows } = await trx.raw<{ rows: ClaimedRow[] }>(FAIR_CLAIM, {
+    const result = await trx.raw<{ rows: ClaimedRow[] }>(FAIR_CLAIM, {
       endpoints,
       now: options.now,
       leaseUntil: options.leaseUntil,
@@ -167,38 +182,11 @@ export async function claimDue(knex: Knex, options: ClaimOptions): Promise<Claim
       perEndpoint: options.perEndpoint,
       perAccount: options.perAccount,
     });
-    const served = [...new Map(rows.map((row) => [`${row.environment}:${row.account_id}`, row])).values()];
-    if (served.length > 0) {
-      await trx.raw(
-        `insert into notifications.delivery_turns (account_id, environment, served_at)
-         select a, e, clock_timestamp() from unnest(?::text[], ?::text[]) as t (a, e)
-         on conflict (account_id, environment) do update set served_at = excluded.served_at`,
-        [served.map((row) => row.account_id), served.map((row) => row.environment)],
-      );
-    }
-    return rows.sort((a, b) => Number(a.rank) - Number(b.rank)).map((row) => String(row.id));
+    return result.rows;
   });
-  if (claimed.length === 0) return [];
-  const due = await knex.raw<{ rows: DueRow[] }>(
-    `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
-            (e.deleted_at is null and not e.disabled) as usable, ev.envelope, ev.trace_context
-     from notifications.deliveries d
-     join notifications.endpoints e on e.id = d.endpoint_id
-     join notifications.events ev on ev.id = d.event_id
-     where d.id = any(?) and d.claim_token = ?`,
-    [claimed, options.token],
-  );
-  const byId = new Map(due.rows.map((row) => [String(row.id), row]));
-  const rows = claimed.map((id) => byId.get(id)).filter((row): row is DueRow => row !== undefined);
-  const stale = rows.filter((row) => !row.usable).map((row) => row.id);
-  if (stale.length > 0) {
-    await knex('notifications.deliveries')
-      .whereIn('id', stale)
-      .andWhere('claim_token', options.token)
-      .update({ status: 'cancelled', claim_token: null, updated_at: options.now });
-  }
-  return rows
-    .filter((row) => row.usable)
+  const claims = rows
+    .filter((row) => row.id !== null)
+    .sort((a, b) => Number(a.rank) - Number(b.rank))
     .map((row) => ({
       deliveryId: String(row.id),
       token: options.token,
@@ -208,4 +196,5 @@ export async function claimDue(knex: Knex, options: ClaimOptions): Promise<Claim
       event: row.envelope,
       traceContext: row.trace_context ?? {},
     }));
+  return { claims, heldBack: rows[0]?.held === true };
 }

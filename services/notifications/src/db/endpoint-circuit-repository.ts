@@ -8,17 +8,12 @@ interface CircuitRow {
 }
 
 /**
- * Moves the endpoint's circuit on after an attempt, in the attempt's transaction, under the
- * endpoint's row lock (attempts to one endpoint end side by side). Resolves with the new state
- * when this attempt opened or reopened it.
+ * Moves the endpoint's circuit on after an attempt that timed out, in the attempt's transaction,
+ * under the endpoint's row lock (attempts to one endpoint end side by side). Resolves with the
+ * new state when this attempt opened or reopened it. (Any other end closes the circuit: see
+ * `recordAttempt`.)
  */
-export async function updateCircuit(
-  trx: Knex.Transaction,
-  endpointId: string,
-  timedOut: boolean,
-  at: Date,
-  policy: CircuitPolicy,
-): Promise<CircuitState | undefined> {
+export async function updateCircuit(trx: Knex.Transaction, endpointId: string, at: Date, policy: CircuitPolicy): Promise<CircuitState | undefined> {
   const row = (await trx('notifications.endpoints')
     .select('timeouts_in_a_row', 'circuit_open_until', 'circuit_opens')
     .where({ id: endpointId })
@@ -30,10 +25,7 @@ export async function updateCircuit(
     openUntil: row.circuit_open_until && new Date(row.circuit_open_until),
     opens: row.circuit_opens,
   };
-  const after = nextCircuit(before, timedOut, at, policy);
-  if (after.timeoutsInARow === before.timeoutsInARow && after.opens === before.opens && after.openUntil?.getTime() === before.openUntil?.getTime()) {
-    return undefined;
-  }
+  const after = nextCircuit(before, true, at, policy);
   await trx('notifications.endpoints')
     .where({ id: endpointId })
     .update({ timeouts_in_a_row: after.timeoutsInARow, circuit_open_until: after.openUntil, circuit_opens: after.opens });

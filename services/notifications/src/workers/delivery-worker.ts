@@ -38,17 +38,17 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     logger,
     async claim(free) {
       const now = new Date();
-      const claims = await claimDue(options.db.knex, {
+      const { claims, heldBack } = await claimDue(options.db.knex, {
         now,
         leaseUntil: new Date(now.getTime() + options.leaseMs),
         limit: free,
         token: randomUUID(),
         ...options.inFlight,
       });
-      if (claims.length === 0) return claims;
+      if (claims.length === 0) return { items: claims, more: heldBack };
       // The claim's span is a root of its own, linked to the requests behind its events; each attempt stays in its request's trace.
       return inBackgroundSpan('webhook delivery batch', linksTo(claims.map((claim) => claim.traceContext)), { 'webhook.attempts': claims.length }, () =>
-        Promise.resolve(claims),
+        Promise.resolve({ items: claims, more: heldBack }),
       );
     },
     work: (claim) =>

@@ -17,17 +17,20 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists notifications.deliveries_pending_by_endpoint');
   await knex.raw('drop index if exists notifications.deliveries_due_fresh');
   await knex.raw('drop index if exists notifications.deliveries_due_replayed');
+  // A sequence, not a time: tenants served by one claim are numbered in the order it served them.
+  await knex.raw('create sequence notifications.delivery_turns_served');
   await knex.raw(`
     create table notifications.delivery_turns (
       account_id text not null,
       environment text not null,
-      served_at timestamptz not null,
+      served bigint not null,
       primary key (account_id, environment)
     )`);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop table if exists notifications.delivery_turns');
+  await knex.raw('drop sequence if exists notifications.delivery_turns_served');
   await knex.raw(`create index deliveries_due_fresh on notifications.deliveries (next_attempt_at) where status = 'pending' and not replay`);
   await knex.raw(`create index deliveries_due_replayed on notifications.deliveries (next_attempt_at) where status = 'pending' and replay`);
   await knex.raw(`create index deliveries_pending_by_endpoint on notifications.deliveries (endpoint_id) where status = 'pending'`);
