@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { ConfigError, cursorSecretSchema, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
 import { z } from 'zod';
@@ -20,6 +21,15 @@ const msList = (fallback: readonly number[]) =>
       return list;
     });
 
+/** `ip`, `ip:port` or `[ipv6]:port`, as c-ares' setServers takes them. */
+function isDnsServer(server: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server);
+  if (bracketed) return isIP(bracketed[1] ?? '') === 6 && Number(bracketed[2] ?? 53) <= 65_535;
+  if (isIP(server) !== 0) return true;
+  const [host = '', port = '', ...rest] = server.split(':');
+  return rest.length === 0 && isIP(host) === 4 && /^\d{1,5}$/.test(port) && Number(port) <= 65_535;
+}
+
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /** A switch spelled plainly; anything else stops the start rather than being read as off. */
@@ -37,6 +47,31 @@ export const configSchema = serviceConfigSchema(8084)
     CURSOR_SECRET: cursorSecretSchema,
     /** A delivery fails when no answer comes within this time (DECISIONS.md: 15 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+    /** A delivery fails when the connection (TCP, and TLS for https) is not made within this time. */
+    WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(3_000),
+    /**
+     * A delivery fails when no byte of the answer comes within this time of the connection. Unset,
+     * the answer's whole window (WEBHOOK_TIMEOUT_MS): a receiver that works before it answers sends
+     * its first byte with its answer, and DECISIONS.md promises success to any 2xx within 15 s.
+     */
+    WEBHOOK_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
+    /** A delivery fails when its host's name is not resolved within this time (our own resolver, not getaddrinfo). */
+    WEBHOOK_DNS_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
+    /** DNS servers for the tenants' hosts (`ip` or `ip:port`, comma-separated); unset, the system's. */
+    WEBHOOK_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const servers = (value ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== '');
+        if (servers.some((server) => !isDnsServer(server))) {
+          ctx.addIssue({ code: 'custom', message: 'must be IP addresses, each with an optional port (1.1.1.1, 10.0.0.2:53, [2606:4700::1111]:53)' });
+          return z.NEVER;
+        }
+        return servers;
+      }),
     /** Delays before retries 1..n; its length + 1 attempts in all. */
     WEBHOOK_RETRY_SCHEDULE_MS: msList(DEFAULT_RETRY_SCHEDULE_MS),
     /** Each retry delay moves by up to this fraction either way. */
@@ -45,10 +80,30 @@ export const configSchema = serviceConfigSchema(8084)
     WEBHOOK_MAX_RETRY_AFTER_MS: ms(24 * 3_600_000),
     /** An endpoint that has failed every delivery for this long is disabled. */
     WEBHOOK_DISABLE_AFTER_MS: ms(5 * 24 * 3_600_000),
+    /** Timeouts in a row after which an endpoint's deliveries wait (its circuit opens). */
+    WEBHOOK_CIRCUIT_THRESHOLD: z.coerce.number().int().min(1).default(5),
+    /** How long they wait the first time; then one attempt goes, and each reopening doubles the wait. */
+    WEBHOOK_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(1).default(30_000),
+    /** The longest an endpoint's circuit stays open. */
+    WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(15 * 60_000),
     /** How often the delivery worker looks for due work when idle. */
     DELIVERY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
-    /** Attempts a worker makes at once. */
-    DELIVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    /**
+     * Attempts one instance makes at once: a pool, each attempt freeing its slot when it is
+     * recorded, so a receiver that never answers holds one slot, not a batch.
+     */
+    DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
+    /** Attempts under way to one endpoint at once, over every instance (a receiver is not flooded). */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(4),
+    /**
+     * Attempts under way for one account and environment at once, over every instance: a tenant
+     * whose receivers hang holds this many slots, and the others keep theirs.
+     */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: z.coerce.number().int().min(1).default(16),
     /** How long a claimed attempt belongs to its worker; must exceed the timeout. */
     DELIVERY_LEASE_MS: z.coerce.number().int().min(1).default(60_000),
     /** Event consumer: deliveries before a message that cannot be stored is dead-lettered. */
@@ -103,14 +158,19 @@ export const configSchema = serviceConfigSchema(8084)
     REPLAY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_000),
     /** A replay's batches wait while an endpoint they go to has more than this many deliveries pending. */
     WEBHOOK_MAX_PENDING_PER_ENDPOINT: z.coerce.number().int().min(1).default(10_000),
+    /**
+     * Pending deliveries one account and environment may hold: past it, an event is stored (listed,
+     * streamed, replayable) but its deliveries are not queued, and a replay's batches wait.
+     */
+    WEBHOOK_MAX_PENDING_PER_ACCOUNT: z.coerce.number().int().min(1).default(10_000),
     /** How long a waiting replay batch waits before it looks again. */
     REPLAY_WAIT_MS: z.coerce.number().int().min(1).default(5_000),
     /** Events pruned per transaction, so pruning never holds long locks. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
   })
-  .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_TIMEOUT_MS, {
+  .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_DNS_TIMEOUT_MS + config.WEBHOOK_TIMEOUT_MS, {
     path: ['DELIVERY_LEASE_MS'],
-    message: 'must be longer than WEBHOOK_TIMEOUT_MS, so an attempt under way is never claimed twice',
+    message: 'must be longer than WEBHOOK_DNS_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS, so an attempt under way is never claimed twice',
   });
 
 export type Config = ReturnType<typeof loadConfig>;

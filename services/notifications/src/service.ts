@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
 import { createApp } from './app.ts';
-import { systemResolveHost, type ResolveHost } from './clients/public-host.ts';
+import { createResolveHost } from './clients/dns-resolver.ts';
+import type { ResolveHost } from './clients/public-host.ts';
 import { loadConfig, type Config } from './config.ts';
 import { startEventConsumer } from './consumers/event-consumer.ts';
 import { startStreamNoticeListener } from './consumers/stream-notices.ts';
@@ -23,7 +24,7 @@ export interface NotificationsOptions {
 /** What notifications' app, consumers and workers share. */
 export interface NotificationsContext extends ServiceRuntime {
   config: Config;
-  /** DNS for the address policy's checks; the system resolver unless a test plays DNS. */
+  /** DNS of the tenants' hosts (c-ares, with WEBHOOK_DNS_TIMEOUT_MS) unless a test plays DNS. */
   resolveHost: ResolveHost;
   /** Seals and opens the endpoints' signing secrets (and the idempotent answers that show one). */
   secrets: SecretBox;
@@ -39,7 +40,8 @@ async function createContext(runtime: ServiceRuntime, config: Config, options: N
     hubs: new StreamHubs(runtime.db.knex, { safetyPollMs: config.STREAM_POLL_INTERVAL_MS, logger: runtime.logger }),
     leases: new StreamLeases(runtime.db.knex, { maxPerKey: config.STREAM_MAX_PER_KEY, ttlMs: config.STREAM_LEASE_MS, logger: runtime.logger }),
   };
-  return { ...runtime, config, resolveHost: options.resolveHost ?? systemResolveHost, secrets, streams };
+  const resolveHost = options.resolveHost ?? createResolveHost({ timeoutMs: config.WEBHOOK_DNS_TIMEOUT_MS, servers: config.WEBHOOK_DNS_SERVERS });
+  return { ...runtime, config, resolveHost, secrets, streams };
 }
 
 /**
@@ -67,11 +69,21 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
               jitter: config.WEBHOOK_RETRY_JITTER,
               maxRetryAfterMs: config.WEBHOOK_MAX_RETRY_AFTER_MS,
             },
-            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+            timeouts: {
+              answerMs: config.WEBHOOK_TIMEOUT_MS,
+              connectMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
+              firstByteMs: config.WEBHOOK_FIRST_BYTE_TIMEOUT_MS ?? config.WEBHOOK_TIMEOUT_MS,
+            },
             leaseMs: config.DELIVERY_LEASE_MS,
             pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
-            batchSize: config.DELIVERY_BATCH_SIZE,
+            concurrency: config.DELIVERY_CONCURRENCY,
+            inFlight: { perEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, perAccount: config.WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT },
             disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+            circuit: {
+              threshold: config.WEBHOOK_CIRCUIT_THRESHOLD,
+              cooldownMs: config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
+              maxCooldownMs: config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
+            },
             resolveHost,
             allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
             secrets,
@@ -98,6 +110,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             pollIntervalMs: config.REPLAY_POLL_INTERVAL_MS,
             batchSize: config.REPLAY_BATCH_SIZE,
             maxPendingPerEndpoint: config.WEBHOOK_MAX_PENDING_PER_ENDPOINT,
+            maxPendingPerAccount: config.WEBHOOK_MAX_PENDING_PER_ACCOUNT,
             waitMs: config.REPLAY_WAIT_MS,
           }),
       },
@@ -115,7 +128,14 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
       {
         name: 'event consumer',
         start: ({ bus, db, logger, config }) =>
-          startEventConsumer({ bus, db, logger, maxDeliver: config.EVENT_MAX_DELIVER, backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS }),
+          startEventConsumer({
+            bus,
+            db,
+            logger,
+            maxDeliver: config.EVENT_MAX_DELIVER,
+            backoffMs: config.EVENT_REDELIVERY_BACKOFF_MS,
+            maxPendingPerAccount: config.WEBHOOK_MAX_PENDING_PER_ACCOUNT,
+          }),
       },
       {
         name: 'stream notices',

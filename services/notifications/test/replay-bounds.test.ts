@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDue } from '../src/db/deliveries-repository.ts';
+import { claimDue } from '../src/db/delivery-claims.ts';
 import { esim } from './support/fixtures.ts';
 import { Harness, caller, eventually, newAccount } from './support/harness.ts';
 
@@ -209,7 +209,14 @@ describe('bounded replay', () => {
         .returning<{ id: string | number }[]>('id');
       const ids = rows.map((row) => String(row.id));
       const now = new Date();
-      const claimed = await claimDue(knex, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 2, token: randomUUID() });
+      const { claims: claimed } = await claimDue(knex, {
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+        limit: 2,
+        token: randomUUID(),
+        perEndpoint: 4,
+        perAccount: 16,
+      });
       expect(claimed.map((claim) => claim.deliveryId)).toEqual([ids[2], ids[0]]);
     } finally {
       await bare.close();

@@ -57,8 +57,8 @@ describe('several notifications instances and restarts', () => {
 
   it('never delivers the same attempt twice with two instances on one database and bus', async () => {
     {
-      await h.start({ DELIVERY_BATCH_SIZE: '2' });
-      await h.start({ DELIVERY_BATCH_SIZE: '2' });
+      await h.start({ DELIVERY_CONCURRENCY: '2' });
+      await h.start({ DELIVERY_CONCURRENCY: '2' });
       const me = caller(newAccount(), 'test');
       const endpoint = await h.endpoint(me, receiver.url('/pair'));
       receiver.secret('/pair', endpoint.secret);

@@ -4,3 +4,4 @@ export * from './signals.ts';
 export * from './links.ts';
 export * from './batcher.ts';
 export * from './sweep.ts';
+export * from './pool.ts';

@@ -1,44 +1,54 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Environment } from '@connectivity/contracts';
 import { isPublicAddress, isRefusedHostname } from '../domain/address-policy.ts';
-import { checkEndpointUrl, egressPolicy, hostOf, notPublicUrl } from '../domain/endpoint-url.ts';
+import { checkEndpointUrl, egressPolicy, hostOf, notPublicUrl, type EgressPolicy } from '../domain/endpoint-url.ts';
 
-/** Resolves a host name to its addresses; injectable so tests can play DNS. */
+/** Resolves a host name to its addresses (clients/dns-resolver.ts); injectable so tests can play DNS. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
-export const systemResolveHost: ResolveHost = async (hostname) => {
-  const addresses = await lookup(hostname, { all: true, verbatim: true });
-  return addresses.map((entry) => entry.address);
-};
-
 /** `detail` is for our logs only: it may name what the host resolved to, which a tenant must never see. */
-export type PublicHostCheck = { ok: true; address: string } | { ok: false; detail: string };
+export type HostCheck = { ok: true; addresses: string[] } | { ok: false; detail: string };
+
+/** RFC 6761: these names are the loopback, whatever a DNS server says. */
+const LOOPBACK_NAME = /(^|\.)localhost\.?$/i;
+const LOOPBACK = ['127.0.0.1', '::1'];
+
+async function resolve(host: string, resolveHost: ResolveHost): Promise<HostCheck> {
+  if (isIP(host) !== 0) return { ok: true, addresses: [host] };
+  try {
+    const addresses = await resolveHost(host);
+    return addresses.length > 0 ? { ok: true, addresses } : { ok: false, detail: 'does not resolve (no address)' };
+  } catch (error) {
+    return { ok: false, detail: `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})` };
+  }
+}
 
 /**
  * Where an endpoint under the address policy may be reached: every address its host resolves to
- * must be public (one private answer is enough to refuse, as DNS may rotate to it). The address
- * returned is the one to connect to, so the check and the connection cannot see different DNS
+ * must be public (one private answer is enough to refuse, as DNS may rotate to it). The addresses
+ * returned are the ones to connect to, so the check and the connection cannot see different DNS
  * answers.
  */
-export async function checkPublicHost(url: URL, resolveHost: ResolveHost): Promise<PublicHostCheck> {
+export async function checkPublicHost(url: URL, resolveHost: ResolveHost): Promise<HostCheck> {
   const host = hostOf(url);
   if (isRefusedHostname(host)) return { ok: false, detail: 'refused host name' };
-  let addresses: string[];
-  if (isIP(host) !== 0) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = await resolveHost(host);
-    } catch (error) {
-      return { ok: false, detail: `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})` };
-    }
-  }
-  const first = addresses[0];
-  if (first === undefined) return { ok: false, detail: 'does not resolve (no address)' };
-  const refused = addresses.find((address) => !isPublicAddress(address));
+  const found = await resolve(host, resolveHost);
+  if (!found.ok) return found;
+  const refused = found.addresses.find((address) => !isPublicAddress(address));
   if (refused !== undefined) return { ok: false, detail: `resolves to ${refused}, not a public address` };
-  return { ok: true, address: first };
+  return found;
+}
+
+/**
+ * The addresses a delivery connects to: under the address policy those checked; otherwise what
+ * the name resolves to (localhost is the loopback), so a tenant's host is never looked up by the
+ * HTTP client itself (getaddrinfo, on libuv's threads, with no timeout of ours).
+ */
+export async function deliveryAddresses(url: URL, policy: EgressPolicy, resolveHost: ResolveHost): Promise<HostCheck> {
+  if (policy === 'public') return checkPublicHost(url, resolveHost);
+  const host = hostOf(url);
+  if (LOOPBACK_NAME.test(host)) return { ok: true, addresses: LOOPBACK };
+  return resolve(host, resolveHost);
 }
 
 /**

@@ -6,47 +6,58 @@ import { untracedRequest } from '@connectivity/platform';
 import type { AttemptResult } from '../domain/delivery-outcome.ts';
 import type { EgressPolicy } from '../domain/endpoint-url.ts';
 import { networkFailure } from '../domain/network-failure.ts';
-import { checkPublicHost, type ResolveHost } from './public-host.ts';
+import { deliveryAddresses, type ResolveHost } from './public-host.ts';
 
 export interface SendRequest {
   url: string;
-  /** `public`: the host is checked after DNS and the connection pinned to the address checked. */
+  /** `public`: the host is checked after DNS. Either way the connection goes to the addresses found. */
   policy: EgressPolicy;
   headers: Record<string, string>;
   body: string;
+  /** The whole answer, from the connection's start to the status (DECISIONS.md: 15 s). */
   timeoutMs: number;
+  /** The connection: TCP connect and, for https, the TLS handshake. */
+  connectTimeoutMs: number;
+  /** From the connection to the first byte of the answer. */
+  firstByteTimeoutMs: number;
   resolveHost: ResolveHost;
 }
 
 const USER_AGENT = 'connectivity-webhooks/1';
 
 /**
- * One HTTP POST of a signed payload. Under the address policy the host is checked again here,
- * after DNS, and the connection goes to the address that was checked (no second lookup a
- * rebinding DNS could answer differently). Redirects are not followed. Never throws: every
- * failure is a result, its class for the tenant and its detail for our logs.
+ * One HTTP POST of a signed payload. The host is resolved here, by our resolver with its own
+ * timeout; under the address policy it is checked after DNS, and the connection goes to the
+ * addresses that were checked (no second lookup a rebinding DNS could answer differently).
+ * Redirects are not followed. Never throws: every failure is a result, its class for the tenant
+ * and its detail for our logs.
  */
 export async function sendWebhook(request: SendRequest): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(request.url);
 
-  let lookup: LookupFunction | undefined;
-  if (request.policy === 'public') {
-    const check = await checkPublicHost(url, request.resolveHost);
-    if (!check.ok) return { kind: 'error', failure: 'connection_error', detail: `address policy: ${check.detail}`, durationMs: elapsed() };
-    lookup = pinnedLookup(check.address);
-  }
+  const target = await deliveryAddresses(url, request.policy, request.resolveHost);
+  if (!target.ok)
+    return {
+      kind: 'error',
+      failure: 'connection_error',
+      detail: `${request.policy === 'public' ? 'address policy: ' : ''}${target.detail}`,
+      durationMs: elapsed(),
+    };
+  const lookup = pinnedLookup(target.addresses);
 
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
+    const timers = new Set<NodeJS.Timeout>();
     const finish = (result: AttemptResult) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
       resolve(result);
     };
-    const transport = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const transport = secure ? https : http;
     // A tenant's host: no traceparent of ours goes to it, and it labels no metric (the attempt has its own span).
     const req = transport.request(
       url,
@@ -62,10 +73,25 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
         },
       }),
     );
-    const timer = setTimeout(() => {
-      finish({ kind: 'error', failure: 'timeout', detail: `no answer within ${request.timeoutMs} ms`, durationMs: elapsed() });
-      req.destroy();
-    }, request.timeoutMs);
+    // Each phase has its own limit, so a host that never accepts or never answers is given up on
+    // before the whole answer's window; every one is a timeout to the tenant.
+    const limit = (what: string, ms: number) => {
+      const timer = setTimeout(() => {
+        finish({ kind: 'error', failure: 'timeout', detail: `${what} within ${ms} ms`, durationMs: elapsed() });
+        req.destroy();
+      }, ms);
+      timers.add(timer);
+      return timer;
+    };
+    limit('no answer', request.timeoutMs);
+    const connecting = limit('no connection', request.connectTimeoutMs);
+    req.on('socket', (socket) => {
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        clearTimeout(connecting);
+        const waiting = limit('no first byte', request.firstByteTimeoutMs);
+        socket.once('data', () => clearTimeout(waiting));
+      });
+    });
     req.on('response', (res) => {
       const retryAfter = res.headers['retry-after'];
       finish({ kind: 'response', statusCode: res.statusCode ?? 0, retryAfter, durationMs: elapsed() });
@@ -79,11 +105,16 @@ export async function sendWebhook(request: SendRequest): Promise<AttemptResult> 
   });
 }
 
-/** A lookup that always answers the address already checked. */
-function pinnedLookup(address: string): LookupFunction {
-  const family = isIP(address);
+/**
+ * A lookup that answers the addresses already found: all of them when asked for all (Node then
+ * tries each, IPv4 and IPv6 in turn), else the first.
+ */
+function pinnedLookup(addresses: readonly string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: isIP(address) }));
   return (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    const [first] = entries;
+    if (options.all) callback(null, entries);
+    else if (first) callback(null, first.address, first.family);
+    else callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
   };
 }

@@ -1,17 +1,19 @@
-import type { ApiEvent as Event, Environment, EventType, WebhookAttemptError } from '@connectivity/contracts';
-import { claimDue as claimDueRows, signalAfterCommit } from '@connectivity/platform';
+import type { Environment, EventType, WebhookAttemptError } from '@connectivity/contracts';
+import { signalAfterCommit } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { AttemptView } from '../domain/attempt.ts';
+import type { CircuitPolicy, CircuitState } from '../domain/endpoint-circuit.ts';
+import type { Claim } from './delivery-claims.ts';
+import { CLOSED_CIRCUIT, updateCircuit } from './endpoint-circuit-repository.ts';
 
 /** The work signal of deliveries: raised after a commit that queued some. */
 export const DELIVERIES_SIGNAL = 'notifications:deliveries';
 
 /**
  * Delivery work lives here, not in process memory: a `pending` row is due at `next_attempt_at`.
- * A worker claims due rows with the platform's `claimDue` (rows another worker holds are
- * skipped) and pushes `next_attempt_at` past the lease, so no other instance takes the same
- * attempt; a worker that dies mid-attempt simply lets the lease run out and the row becomes due
- * again.
+ * A worker claims due rows (delivery-claims.ts: rows another worker holds are skipped) and pushes
+ * `next_attempt_at` past the lease, so no other instance takes the same attempt; a worker that
+ * dies mid-attempt simply lets the lease run out and the row becomes due again.
  */
 
 // Endpoints an event goes to: same account and environment, live (not deleted or disabled), subscribed to its type.
@@ -41,82 +43,6 @@ export async function enqueueEventReplay(
   return result.rows.length;
 }
 
-/** One attempt a worker now owns: what to send and where. */
-export interface Claim {
-  deliveryId: string;
-  token: string;
-  attempt: number;
-  /** `sealedSecret` is opened only to sign this attempt. */
-  endpoint: { id: string; url: string; sealedSecret: string; environment: Environment };
-  event: Event;
-  /** W3C trace context of the request that caused the event. */
-  traceContext: Record<string, string>;
-}
-
-interface DueRow {
-  id: string;
-  attempts: number;
-  endpoint_id: string;
-  url: string;
-  secret_sealed: string;
-  environment: Environment;
-  usable: boolean;
-  envelope: Event;
-  trace_context: Record<string, string> | null;
-}
-
-/**
- * Claims up to `limit` due deliveries until `leaseUntil` (the platform's lease claim: no other
- * worker takes them meanwhile), then reads what sending them needs; deliveries of endpoints
- * disabled or deleted meanwhile are cancelled instead. Fresh deliveries (and their retries) are
- * claimed first, replayed ones with what room is left, so a replay's backlog never holds up an
- * event that just happened, of this account or any other.
- */
-export async function claimDue(knex: Knex, options: { now: Date; leaseUntil: Date; limit: number; token: string }): Promise<Claim[]> {
-  const claim = (replay: boolean, limit: number) =>
-    claimDueRows<{ id: string }>(knex, {
-      table: 'notifications.deliveries',
-      key: 'id',
-      // Each side has its own due index (deliveries_due_fresh, deliveries_due_replayed).
-      due: { sql: `status = 'pending' and ${replay ? '' : 'not '}replay and next_attempt_at <= ?`, bindings: [options.now] },
-      orderBy: 'next_attempt_at',
-      limit,
-      set: { sql: 'attempts = attempts + 1, next_attempt_at = ?, claim_token = ?, updated_at = ?', bindings: [options.leaseUntil, options.token, options.now] },
-      returning: ['id'],
-    });
-  const claimed = await claim(false, options.limit);
-  if (claimed.length < options.limit) claimed.push(...(await claim(true, options.limit - claimed.length)));
-  if (claimed.length === 0) return [];
-  const due = await knex.raw<{ rows: DueRow[] }>(
-    `select d.id, d.attempts, d.endpoint_id, e.url, e.secret_sealed, e.environment,
-            (e.deleted_at is null and not e.disabled) as usable, ev.envelope, ev.trace_context
-     from notifications.deliveries d
-     join notifications.endpoints e on e.id = d.endpoint_id
-     join notifications.events ev on ev.id = d.event_id
-     where d.id = any(?) and d.claim_token = ?
-     order by d.next_attempt_at`,
-    [claimed.map((row) => row.id), options.token],
-  );
-  const stale = due.rows.filter((row) => !row.usable).map((row) => row.id);
-  if (stale.length > 0) {
-    await knex('notifications.deliveries')
-      .whereIn('id', stale)
-      .andWhere('claim_token', options.token)
-      .update({ status: 'cancelled', claim_token: null, updated_at: options.now });
-  }
-  return due.rows
-    .filter((row) => row.usable)
-    .map((row) => ({
-      deliveryId: String(row.id),
-      token: options.token,
-      // `attempts` already counts this one.
-      attempt: row.attempts,
-      endpoint: { id: row.endpoint_id, url: row.url, sealedSecret: row.secret_sealed, environment: row.environment },
-      event: row.envelope,
-      traceContext: row.trace_context ?? {},
-    }));
-}
-
 export interface AttemptRecord {
   id: string;
   claim: Claim;
@@ -128,18 +54,29 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   /** Disable the endpoint now, with this reason (410). */
   disableReason: string | undefined;
+  /** The attempt ran out of time (it counts towards the endpoint's circuit). */
+  timedOut: boolean;
   at: Date;
 }
 
+/** What recording an attempt did to its endpoint. */
+export interface EndpointChange {
+  /** Disabled: the receiver said 410, or has failed for too long. */
+  disabled?: 'gone' | 'failing';
+  /** The endpoint's circuit opened (or reopened), until `openUntil`. */
+  circuitOpened?: CircuitState;
+}
+
 /**
- * Records one attempt and moves its delivery on, in one transaction; also keeps the endpoint's
- * failure streak, disabling it when the receiver said 410 or has failed for `disableAfterMs`.
+ * Records one attempt and moves its delivery on, in one transaction; also moves the endpoint's
+ * circuit on and keeps its failure streak, disabling it when the receiver said 410 or has failed
+ * for `disableAfterMs`.
  */
 export async function recordAttempt(
   knex: Knex,
   record: AttemptRecord,
-  options: { disableAfterMs: number; streakReason: string },
-): Promise<'gone' | 'failing' | undefined> {
+  options: { disableAfterMs: number; streakReason: string; circuit: CircuitPolicy },
+): Promise<EndpointChange> {
   const { claim, at } = record;
   return knex.transaction(async (trx) => {
     const status = record.succeeded ? 'succeeded' : record.nextAttemptAt ? 'pending' : 'failed';
@@ -166,17 +103,24 @@ export async function recordAttempt(
       .ignore();
 
     const endpoints = trx('notifications.endpoints').where({ id: claim.endpoint.id });
+    // Anything but a timeout closes the circuit, in the update the attempt makes anyway (a
+    // success writes only when there is something to clear); a timeout moves it on under the
+    // endpoint's row lock.
     if (record.succeeded) {
-      await endpoints.whereNotNull('failing_since').update({ failing_since: null });
-      return undefined;
+      await endpoints
+        .where((open) => open.whereNotNull('failing_since').orWhere('timeouts_in_a_row', '>', 0).orWhereNotNull('circuit_open_until'))
+        .update({ failing_since: null, ...CLOSED_CIRCUIT });
+      return {};
     }
+    const circuitOpened = record.timedOut ? await updateCircuit(trx, claim.endpoint.id, at, options.circuit) : undefined;
+    const change: EndpointChange = circuitOpened ? { circuitOpened } : {};
     const [streak] = await endpoints
-      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
+      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]), ...(!record.timedOut && CLOSED_CIRCUIT) })
       .returning<{ failing_since: Date; disabled: boolean }[]>(['failing_since', 'disabled']);
-    if (!streak || streak.disabled) return undefined;
+    if (!streak || streak.disabled) return change;
     const reason =
       record.disableReason ?? (at.getTime() - new Date(streak.failing_since).getTime() >= options.disableAfterMs ? options.streakReason : undefined);
-    if (reason === undefined) return undefined;
+    if (reason === undefined) return change;
     await trx('notifications.endpoints')
       .where({ id: claim.endpoint.id })
       .update({
@@ -187,7 +131,7 @@ export async function recordAttempt(
     await trx('notifications.deliveries')
       .where({ endpoint_id: claim.endpoint.id, status: 'pending' })
       .update({ status: 'cancelled', claim_token: null, updated_at: at });
-    return record.disableReason === undefined ? 'failing' : 'gone';
+    return { ...change, disabled: record.disableReason === undefined ? 'failing' : 'gone' };
   });
 }
 

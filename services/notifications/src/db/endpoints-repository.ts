@@ -1,6 +1,7 @@
 import type { Environment } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import type { EndpointRecord } from '../domain/endpoint.ts';
+import { CLOSED_CIRCUIT } from './endpoint-circuit-repository.ts';
 
 const TABLE = 'notifications.endpoints';
 
@@ -94,15 +95,16 @@ export interface EndpointChanges {
 
 /**
  * Applies a PATCH. Enabling clears the reason and the failure streak; disabling by the owner
- * leaves no reason (the reason is for what the service did) and stops pending deliveries.
+ * leaves no reason (the reason is for what the service did) and stops pending deliveries. A new
+ * URL or enabling closes the circuit: the owner changed something, so it is tried again at once.
  */
 export async function updateEndpoint(knex: Knex, id: string, changes: EndpointChanges, now: number): Promise<void> {
   await knex.transaction(async (trx) => {
     const patch: Record<string, unknown> = { updated_at: now };
-    if (changes.url !== undefined) patch.url = changes.url;
+    if (changes.url !== undefined) Object.assign(patch, { url: changes.url }, CLOSED_CIRCUIT);
     if (changes.enabledEvents !== undefined) patch.enabled_events = JSON.stringify(changes.enabledEvents);
     if (changes.description !== undefined) patch.description = changes.description;
-    if (changes.disabled === false) Object.assign(patch, { disabled: false, disabled_reason: null, failing_since: null });
+    if (changes.disabled === false) Object.assign(patch, { disabled: false, disabled_reason: null, failing_since: null }, CLOSED_CIRCUIT);
     if (changes.disabled === true) Object.assign(patch, { disabled: true, disabled_reason: null });
     await trx(TABLE).where({ id }).update(patch);
     if (changes.disabled === true) await cancelPendingDeliveries(trx, id);

@@ -23,16 +23,24 @@ export interface EventToStore {
   traceContext: Record<string, string>;
 }
 
+/** What storing one event did: deliveries queued, and those left out because its account was at its cap. */
+export interface Stored {
+  queued: number;
+  overCap: number;
+}
+
 /**
  * Stores events once each, queues their deliveries to every matching endpoint and appends them
  * to their account's event stream (test events), in ONE statement (a statement is atomic: all or
  * nothing) and so one round trip for the whole batch, whatever its size (the events go as one
  * JSON binding, so the text, prepared once, is the same). A second copy of an event (a
  * redelivery, a re-publish, or the same event twice in the batch) is ignored: its result is
- * undefined, nothing queued twice. Otherwise how many deliveries were queued for it; they wake
+ * undefined, nothing queued twice. An account and environment holds at most
+ * `maxPendingPerAccount` pending deliveries: past it, an event is stored (listed, streamed,
+ * replayable) but its deliveries are not queued, and counted in `overCap`. Queued deliveries wake
  * the delivery worker. Results are in the order of `batch`, and so are the stream entries.
  */
-export async function storeAndQueue(knex: Knex, batch: readonly EventToStore[], now: Date): Promise<(number | undefined)[]> {
+export async function storeAndQueue(knex: Knex, batch: readonly EventToStore[], now: Date, maxPendingPerAccount: number): Promise<(Stored | undefined)[]> {
   const seen = new Set<string>();
   const input = [];
   for (const [ord, { event, traceContext }] of batch.entries()) {
@@ -51,7 +59,7 @@ export async function storeAndQueue(knex: Knex, batch: readonly EventToStore[], 
       trace_context: traceContext,
     });
   }
-  const result = await runPrepared<{ ord: number; stored: boolean; queued: string }>(
+  const result = await runPrepared<{ ord: number; stored: boolean; queued: string; matched: string }>(
     knex,
     `with input as (
        select * from jsonb_to_recordset(?::jsonb) as i(ord int, id text, account_id text, environment text, type text,
@@ -61,23 +69,38 @@ export async function storeAndQueue(knex: Knex, batch: readonly EventToStore[], 
        select id, account_id, environment, type, created_at, occurred_at, envelope, trace_context from input order by ord
        on conflict (id) do nothing
        returning id, account_id, environment, type
+     ), matched as (
+       select ev.id as event_id, e.id as endpoint_id, ev.account_id, ev.environment,
+         row_number() over (partition by ev.account_id, ev.environment order by i.ord, e.id) as n
+       from stored ev join input i on i.id = ev.id join notifications.endpoints e on ${MATCHING_ENDPOINTS}
+     ), room as (
+       -- Counted up to the cap on the per-endpoint pending index, so a backlog is never counted whole.
+       select t.account_id, t.environment, ?::int - (
+         select count(*) from (
+           select 1 from notifications.endpoints x join notifications.deliveries d on d.endpoint_id = x.id and d.status = 'pending'
+           where x.account_id = t.account_id and x.environment = t.environment and x.deleted_at is null
+           limit ?
+         ) pending) as room
+       from (select distinct account_id, environment from matched) t
      ), queued as (
        insert into notifications.deliveries (event_id, endpoint_id, status, next_attempt_at)
-       select ev.id, e.id, 'pending', ?
-       from stored ev join notifications.endpoints e on ${MATCHING_ENDPOINTS}
+       select m.event_id, m.endpoint_id, 'pending', ?
+       from matched m join room r on r.account_id = m.account_id and r.environment = m.environment
+       where m.n <= r.room
        returning event_id
      ), ${STREAM_ENTRY_OF_STORED}
      select i.ord, exists (select 1 from stored s where s.id = i.id) as stored,
-       (select count(*) from queued q where q.event_id = i.id) as queued
+       (select count(*) from queued q where q.event_id = i.id) as queued,
+       (select count(*) from matched m where m.event_id = i.id) as matched
      from input i`,
-    [JSON.stringify(input), now],
+    [JSON.stringify(input), maxPendingPerAccount, maxPendingPerAccount, now],
   );
-  const results: (number | undefined)[] = batch.map(() => undefined);
+  const results: (Stored | undefined)[] = batch.map(() => undefined);
   let anyQueued = false;
   for (const row of result.rows) {
     if (!row.stored) continue;
     const queued = Number(row.queued);
-    results[row.ord] = queued;
+    results[row.ord] = { queued, overCap: Number(row.matched) - queued };
     if (queued > 0) anyQueued = true;
   }
   // Committed with the statement: the delivery worker can start at once.

@@ -139,6 +139,19 @@ export async function endpointOverPendingCap(knex: Knex, scope: ReplayScope, cap
   return result.rows[0]?.over === true;
 }
 
+/** True when the scope has `cap` deliveries pending or more (counted up to the cap). */
+export async function accountAtPendingCap(knex: Knex, scope: ReplayScope, cap: number): Promise<boolean> {
+  const result = await knex.raw<{ rows: { pending: string }[] }>(
+    `select count(*) as pending from (
+       select 1 from notifications.endpoints e join notifications.deliveries d on d.endpoint_id = e.id and d.status = 'pending'
+       where e.account_id = ? and e.environment = ? and e.deleted_at is null
+       limit ?
+     ) p`,
+    [scope.accountId, scope.environment, cap],
+  );
+  return Number(result.rows[0]?.pending ?? 0) >= cap;
+}
+
 /** Gives the replay back, due again at `until`; false if its lease was lost meanwhile. */
 export async function postponeReplay(knex: Knex, replay: ClaimedReplay, until: Date): Promise<boolean> {
   const changed = await knex('notifications.replays').where({ id: replay.id, claim_token: replay.token }).update({ next_run_at: until, claim_token: null });

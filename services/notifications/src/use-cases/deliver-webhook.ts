@@ -1,9 +1,11 @@
 import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { domainMetrics, newId, type Database, type Logger } from '@connectivity/platform';
-import { recordAttempt, type Claim } from '../db/deliveries-repository.ts';
+import type { Claim } from '../db/delivery-claims.ts';
+import { recordAttempt } from '../db/deliveries-repository.ts';
 import { sendWebhook } from '../clients/webhook-sender.ts';
 import type { ResolveHost } from '../clients/public-host.ts';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
+import type { CircuitPolicy } from '../domain/endpoint-circuit.ts';
 import { egressPolicy } from '../domain/endpoint-url.ts';
 import { nextRetryDelayMs, type RetryPolicy } from '../domain/retry-policy.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
@@ -13,8 +15,11 @@ export interface DeliverWebhookDeps {
   db: Database;
   logger: Logger;
   policy: RetryPolicy;
-  timeoutMs: number;
+  /** The answer's whole window, the connection's and the first byte's (see `sendWebhook`). */
+  timeouts: { answerMs: number; connectMs: number; firstByteMs: number };
   disableAfterMs: number;
+  /** When an endpoint that keeps timing out is left alone for a while. */
+  circuit: CircuitPolicy;
   resolveHost: ResolveHost;
   /** WEBHOOK_ALLOW_PRIVATE: test endpoints may reach any address (see `egressPolicy`). */
   allowPrivate: boolean;
@@ -62,7 +67,9 @@ async function send(deps: DeliverWebhookDeps, claim: Claim, body: string, at: Da
     policy: egressPolicy(claim.endpoint.environment, deps.allowPrivate),
     headers: signatureHeaders(secret, claim.event.id, body, at),
     body,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: deps.timeouts.answerMs,
+    connectTimeoutMs: deps.timeouts.connectMs,
+    firstByteTimeoutMs: deps.timeouts.firstByteMs,
     resolveHost: deps.resolveHost,
   });
 }
@@ -76,7 +83,7 @@ async function deliver(deps: DeliverWebhookDeps, claim: Claim): Promise<void> {
   const outcome = classifyAttempt(result, finished.getTime());
   trace.getActiveSpan()?.setAttributes({ 'http.response.status_code': outcome.statusCode ?? 0, 'webhook.succeeded': outcome.succeeded });
   const delay = outcome.succeeded || outcome.disableReason ? null : nextRetryDelayMs(policy, claim.attempt, outcome.retryAfterMs);
-  const disabled = await recordAttempt(
+  const changed = await recordAttempt(
     deps.db.knex,
     {
       id: newId('webhookAttempt', at.getTime()),
@@ -87,9 +94,10 @@ async function deliver(deps: DeliverWebhookDeps, claim: Claim): Promise<void> {
       durationMs: result.durationMs,
       nextAttemptAt: delay === null ? null : new Date(finished.getTime() + delay),
       disableReason: outcome.succeeded ? undefined : outcome.disableReason,
+      timedOut: result.kind === 'error' && result.failure === 'timeout',
       at: finished,
     },
-    { disableAfterMs: deps.disableAfterMs, streakReason: streakReason(deps.disableAfterMs) },
+    { disableAfterMs: deps.disableAfterMs, streakReason: streakReason(deps.disableAfterMs), circuit: deps.circuit },
   );
   if (outcome.succeeded) {
     domainMetrics.webhookAttempt('succeeded');
@@ -97,7 +105,13 @@ async function deliver(deps: DeliverWebhookDeps, claim: Claim): Promise<void> {
   } else {
     domainMetrics.webhookAttempt(delay === null ? 'gave_up' : 'retry_scheduled');
   }
-  if (disabled) domainMetrics.webhookEndpointDisabled(disabled);
+  if (changed.disabled) domainMetrics.webhookEndpointDisabled(changed.disabled);
+  if (changed.circuitOpened) {
+    logger.info(
+      { endpoint_id: claim.endpoint.id, timeouts_in_a_row: changed.circuitOpened.timeoutsInARow, open_until: changed.circuitOpened.openUntil },
+      'webhook endpoint keeps timing out: its deliveries wait',
+    );
+  }
   logger.debug(
     {
       event_id: claim.event.id,

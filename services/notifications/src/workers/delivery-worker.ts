@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { inBackgroundSpan, linksTo, startPoller } from '@connectivity/platform';
-import { claimDue, DELIVERIES_SIGNAL } from '../db/deliveries-repository.ts';
+import { inBackgroundSpan, linksTo, startWorkPool } from '@connectivity/platform';
+import { DELIVERIES_SIGNAL } from '../db/deliveries-repository.ts';
+import { claimDue, type Claim } from '../db/delivery-claims.ts';
 import { deliverWebhook, type DeliverWebhookDeps } from '../use-cases/deliver-webhook.ts';
 
 export interface DeliveryWorkerOptions extends DeliverWebhookDeps {
-  /** How long a claimed attempt is ours; longer than `timeoutMs`, so a live attempt is never taken over. */
+  /** How long a claimed attempt is ours; longer than an attempt can take, so a live attempt is never taken over. */
   leaseMs: number;
   pollIntervalMs: number;
-  batchSize: number;
+  /** Attempts this instance makes at once. */
+  concurrency: number;
+  /** Attempts under way to one endpoint, and for one account and environment, over every instance. */
+  inFlight: { perEndpoint: number; perAccount: number };
 }
 
 export interface DeliveryWorker {
@@ -18,44 +22,44 @@ export interface DeliveryWorker {
 }
 
 /**
- * The worker that delivers webhooks, on the platform's poller (woken when a commit queues
- * deliveries): claim due deliveries with a lease, send them with no transaction open, then
- * record each result. Any number of instances can run side by side.
+ * The worker that delivers webhooks, on the platform's work pool (woken when a commit queues
+ * deliveries): claim due deliveries with a lease for the free slots, send each with no
+ * transaction open and record its result; each attempt frees its slot when it is recorded, so a
+ * receiver that never answers holds one slot, not the attempts claimed with it. Any number of
+ * instances can run side by side.
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { logger } = options;
-  const poller = startPoller({
+  const pool = startWorkPool<Claim>({
     name: 'webhook deliveries',
+    size: options.concurrency,
     intervalMs: options.pollIntervalMs,
     wakeOn: [DELIVERIES_SIGNAL],
     logger,
-    async pass() {
+    async claim(free) {
       const now = new Date();
-      const claims = await claimDue(options.db.knex, {
+      const { claims, heldBack } = await claimDue(options.db.knex, {
         now,
         leaseUntil: new Date(now.getTime() + options.leaseMs),
-        limit: options.batchSize,
+        limit: free,
         token: randomUUID(),
+        ...options.inFlight,
       });
-      if (claims.length === 0) return { done: 0, more: false };
-      // The batch's own span links to the requests behind its events; each attempt stays in its request's trace.
-      await inBackgroundSpan('webhook delivery batch', linksTo(claims.map((claim) => claim.traceContext)), { 'webhook.attempts': claims.length }, () =>
-        Promise.all(
-          claims.map((claim) =>
-            // A failure to record leaves the claim to expire, so the attempt is made again later.
-            deliverWebhook(options, claim).catch((err: unknown) =>
-              logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded'),
-            ),
-          ),
-        ),
+      if (claims.length === 0) return { items: claims, more: heldBack };
+      // The claim's span is a root of its own, linked to the requests behind its events; each attempt stays in its request's trace.
+      return inBackgroundSpan('webhook delivery batch', linksTo(claims.map((claim) => claim.traceContext)), { 'webhook.attempts': claims.length }, () =>
+        Promise.resolve({ items: claims, more: heldBack }),
       );
-      // A full batch suggests more is due: go again at once.
-      return { done: claims.length, more: claims.length === options.batchSize };
     },
+    work: (claim) =>
+      // A failure to record leaves the claim to expire, so the attempt is made again later.
+      deliverWebhook(options, claim).catch((err: unknown) =>
+        logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded'),
+      ),
   });
 
   return {
-    wake: () => poller.wake(),
-    stop: () => poller.stop(),
+    wake: () => pool.wake(),
+    stop: () => pool.stop(),
   };
 }

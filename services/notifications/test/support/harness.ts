@@ -103,10 +103,13 @@ export class Harness {
     });
   }
 
-  /** Starts an instance of the real service; `env` adds settings for this instance only. */
-  async start(env: Record<string, string> = {}): Promise<StartedService> {
+  /**
+   * Starts an instance of the real service; `env` adds settings for this instance only. DNS is
+   * `dns` (the test's table) unless `realDns`: then the service's own resolver, as configured.
+   */
+  async start(env: Record<string, string> = {}, options: { realDns?: boolean } = {}): Promise<StartedService> {
     const config: Config = loadConfig({ ...this.env, ...env });
-    const service = createNotificationsService({ resolveHost: this.dns.resolve });
+    const service = createNotificationsService(options.realDns ? {} : { resolveHost: this.dns.resolve });
     const logger = createLogger({ name: 'notifications', level: config.LOG_LEVEL });
     const started = await startService(service, { db: this.db, bus: this.bus, logger }, config);
     this.instances.push(started);

@@ -7,6 +7,8 @@ import * as streamEntries from './0006_stream_entries.ts';
 import * as attemptErrorClasses from './0007_attempt_error_classes.ts';
 import * as boundedReplays from './0008_bounded_replays.ts';
 import * as streamLeases from './0009_stream_leases.ts';
+import * as fairDeliveryClaims from './0010_fair_delivery_claims.ts';
+import * as endpointCircuit from './0011_endpoint_circuit.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -21,5 +23,7 @@ export const migrations: MigrationSet = {
     '0007_attempt_error_classes': attemptErrorClasses,
     '0008_bounded_replays': boundedReplays,
     '0009_stream_leases': streamLeases,
+    '0010_fair_delivery_claims': fairDeliveryClaims,
+    '0011_endpoint_circuit': endpointCircuit,
   },
 };
