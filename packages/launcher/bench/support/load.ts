@@ -12,6 +12,8 @@ export interface LoadOptions {
   perRequestHeaders?: () => Record<string, string>;
   connections: number;
   durationSeconds: number;
+  /** Stop after this many requests instead of after `durationSeconds`. */
+  amount?: number | undefined;
 }
 
 export interface LoadResult {
@@ -35,7 +37,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     headers: options.headers ?? {},
     ...(options.body !== undefined && { body: options.body }),
     connections: options.connections,
-    duration: options.durationSeconds,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds }),
     ...(perRequestHeaders && {
       requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...perRequestHeaders() } }) }],
     }),
