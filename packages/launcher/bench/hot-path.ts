@@ -8,12 +8,12 @@
 // every process exports its spans over OTLP/HTTP to a sink in this process. Prints each figure
 // with its goal, met or not; exits non-zero only when the bench itself broke.
 //
-//   node bench/hot-path.ts [--quick] [--profile gateway|catalogue|inventory|notifications|sandbox-simulator|embedded] [--verbose]
+//   node bench/hot-path.ts [--quick] [--profile gateway|catalogue|inventory|notifications|sandbox-simulator|embedded [--profile-out DIR]] [--only distributed|embedded] [--verbose]
 //
 // --quick (or BENCH_QUICK=1): 3 s per figure instead of 10, 20 k reads before the embedded orders
 // instead of 100 k. PostgreSQL, NATS and Redis come from DATABASE_URL / NATS_URL / REDIS_URL,
 // else the local defaults; the embedded form uses none of them, as on a fresh laptop.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +21,7 @@ import { distributed } from './distributed.ts';
 import { embedded } from './embedded.ts';
 import { ROOT, startHelloWorld } from './support/children.ts';
 import { hotFunctions, readProfiles } from './support/cpu-profile.ts';
+import { callersOf, foldedStacks } from './support/flame.ts';
 import { load, quantile } from './support/load.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
 import { notes, printTable, rows } from './support/report.ts';
@@ -32,6 +33,8 @@ import {
   cleanAll,
   hellos,
   onCleanup,
+  only,
+  profileOut,
   profileTarget,
   profileWindow,
   quick,
@@ -86,14 +89,25 @@ async function printProfiles(): Promise<void> {
       console.log(`  ${fn.selfMs.toFixed(0).padStart(7)} ms ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name}  ${fn.where}`);
     }
     console.log(`  self time by owner: ${owners.map(({ owner, share }) => `${owner} ${(share * 100).toFixed(1)}%`).join(', ')}`);
+    const folded = foldedStacks(profile, ROOT, profileWindow);
+    for (const fn of functions.slice(0, 6)) {
+      if (fn.name.startsWith('(')) continue;
+      console.log(`  where ${fn.name}'s time comes from:`);
+      for (const { chain, us } of callersOf(folded, fn.name)) console.log(`    ${(us / 1000).toFixed(0).padStart(6)} ms  ${chain}`);
+    }
+    if (profileOut) await writeFile(join(profileDir, file.replace(/\.cpuprofile$/, '.folded')), folded);
+  }
+  if (profileOut) {
+    await cp(profileDir, profileOut, { recursive: true });
+    console.log(`\nthe profiles (.cpuprofile for Chrome DevTools, .folded for any flame-graph renderer) are in ${profileOut}`);
   }
   await rm(profileDir, { recursive: true, force: true });
 }
 
 try {
   await load({ url: hello.url, path: '/', connections: CONNECTIONS, durationSeconds: WARM_SECONDS });
-  await distributed(sink, cpuProfFlags);
-  await embedded(sink, cpuProfFlags);
+  if (only !== 'embedded') await distributed(sink, cpuProfFlags);
+  if (only !== 'distributed') await embedded(sink, cpuProfFlags);
   await cleanAll();
 
   const [endLoad1, endLoad5, endLoad15] = loadavg().map((value) => value.toFixed(2));

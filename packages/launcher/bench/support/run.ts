@@ -9,15 +9,29 @@ import { load, type LoadOptions, type LoadResult } from './load.ts';
 
 export const PROFILE_TARGETS = ['gateway', 'catalogue', 'inventory', 'notifications', 'sandbox-simulator', 'embedded'];
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, profile: { type: 'string' }, verbose: { type: 'boolean', default: false } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    'profile-out': { type: 'string' },
+    only: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
   allowPositionals: true,
 });
 if (args.profile !== undefined && !PROFILE_TARGETS.includes(args.profile)) {
   console.error(`--profile takes one of ${PROFILE_TARGETS.join(', ')}`);
   process.exit(2);
 }
+if (args.only !== undefined && !['distributed', 'embedded'].includes(args.only)) {
+  console.error('--only takes distributed or embedded');
+  process.exit(2);
+}
+/** One form only (while working on it); the full run measures both. */
+export const only = args.only as 'distributed' | 'embedded' | undefined;
 export const quick = args.quick || ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK ?? '').toLowerCase());
 export const profileTarget = args.profile;
+/** Where the profile's .cpuprofile and .folded (flame-graph input) files are kept; else deleted after the summary. */
+export const profileOut = args['profile-out'];
 export const verbose = args.verbose;
 
 export const SECONDS = quick ? 3 : 10;
