@@ -250,8 +250,7 @@ describe.each(adapters)('bus (%s)', (kind) => {
     const started = wide.started;
     const sub = await bus.subscribe({ durable: 'wide', filterSubjects: ['events.test.>'], concurrency: 3 }, wide.handler);
     for (const n of [1, 2, 3, 4, 5]) await bus.publish({ id: `evt_${n}`, subject: 'events.test.esim.released', payload: payload(n) });
-    // The in-process bus delivers one at a time whatever `concurrency` says.
-    const expected = kind === 'jetstream' ? 3 : 1;
+    const expected = 3;
     await waitFor('handlers started', () => started.length === expected);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toEqual(['evt_1', 'evt_2', 'evt_3'].slice(0, expected));
@@ -289,6 +288,21 @@ describe.each(adapters)('bus (%s)', (kind) => {
     await waitFor('the next message', () => again.ids().includes('evt_4'));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(again.ids().filter((id) => wide.started.includes(id))).toEqual([]);
+  });
+
+  it('with concurrency, a failed message comes back while the others go on, and each is acked once', async () => {
+    await freshBus();
+    const opts = { durable: 'wide-retry', filterSubjects: ['events.test.>'], maxDeliver: 5, backoffMs: [5], concurrency: 4 };
+    const rec = recorder((msg) => msg.id === 'evt_3' && msg.deliveryCount < 3);
+    await subscribe(opts, rec.handler);
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) await bus.publish({ id: `evt_${n}`, subject: 'events.test.esim.released', payload: payload(n) });
+    await waitFor(
+      'every message acked, the flaky one on its third delivery',
+      () => rec.received.filter((m) => m.id === 'evt_3').length === 3 && new Set(rec.ids()).size === 8,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(rec.ids().filter((id) => id !== 'evt_3')).toEqual(['evt_1', 'evt_2', 'evt_4', 'evt_5', 'evt_6', 'evt_7', 'evt_8']);
+    expect(rec.received.filter((m) => m.id === 'evt_3').map((m) => m.deliveryCount)).toEqual([1, 2, 3]);
   });
 
   it('refuses subjects outside events./dead., wildcards in publish, and mixed filter spaces', async () => {

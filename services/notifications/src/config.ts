@@ -97,8 +97,11 @@ export const configSchema = serviceConfigSchema(8084)
      * recorded, so a receiver that never answers holds one slot, not a batch.
      */
     DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(64),
-    /** Attempts under way to one endpoint at once, over every instance (a receiver is not flooded). */
-    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(4),
+    /**
+     * Attempts under way to one endpoint at once, over every instance (a receiver is not flooded);
+     * as many as the account's, so one endpoint keeps pace with a burst of orders (record 0195).
+     */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: z.coerce.number().int().min(1).default(16),
     /**
      * Attempts under way for one account and environment at once, over every instance: a tenant
      * whose receivers hang holds this many slots, and the others keep theirs.

@@ -2,7 +2,9 @@
  * The in-process bus for embedded mode. It keeps JetStream's semantics so code tested on it
  * behaves the same in production: message-id de-duplication in a window, durable consumers
  * whose position survives a stop, explicit ack, redelivery with backoff, dead-lettering after
- * maxDeliver, and one delivery at a time per durable, in order. Each bus is its own world.
+ * maxDeliver, and handlers started in order, at most `concurrency` of a durable's at once (one
+ * at a time by default), as the JetStream bus runs the messages it pulled. Each bus is its own
+ * world.
  */
 import { deadLetterSubject } from './types.ts';
 import type { Bus, BusMessage, MessageHandler, NoticeHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
@@ -51,8 +53,10 @@ interface Durable {
   pending: Map<number, PendingRedelivery>;
   handlers: MessageHandler[];
   turn: number;
-  running: boolean;
-  inFlight: Promise<void> | null;
+  /** Deliveries under way, by sequence (kept in the log until settled: a failure comes back). */
+  inFlight: Map<number, Promise<void>>;
+  /** Inside `kick`'s loop (a settling delivery calls `kick` again). */
+  pumping: boolean;
   timer: NodeJS.Timeout | null;
 }
 
@@ -72,6 +76,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     for (const d of durables.values()) {
       safe = Math.min(safe, d.cursor);
       for (const seq of d.pending.keys()) safe = Math.min(safe, seq - 1);
+      for (const seq of d.inFlight.keys()) safe = Math.min(safe, seq - 1);
     }
     if (safe <= base) return;
     log.splice(0, safe - base);
@@ -161,27 +166,32 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     }
   }
 
-  /** Starts the delivery loop of a durable unless it is running; one delivery at a time. */
+  /**
+   * Starts deliveries of a durable up to its concurrency, in the log's order; each one that
+   * settles starts the next. With concurrency 1, one after another, in order.
+   */
   function kick(d: Durable): void {
-    if (d.running || closed || d.handlers.length === 0) return;
-    d.running = true;
-    void (async () => {
-      try {
-        for (;;) {
-          if (closed || d.handlers.length === 0) return;
-          const next = takeNext(d, Date.now());
-          if (!next) return;
-          d.inFlight = deliver(d, next.stored, next.deliveries + 1);
-          await d.inFlight;
-        }
-      } finally {
-        // Runs in the same tick as the last `takeNext`, so no publish can slip in unnoticed.
-        d.running = false;
-        d.inFlight = null;
-        armTimer(d);
-        trim();
+    if (d.pumping) return;
+    d.pumping = true;
+    try {
+      while (!closed && d.handlers.length > 0 && d.inFlight.size < d.options.concurrency) {
+        const next = takeNext(d, Date.now());
+        if (!next) break;
+        const seq = next.stored.seq;
+        const delivery: Promise<void> = deliver(d, next.stored, next.deliveries + 1).finally(() => {
+          // A failed message due again at once may be under way again already.
+          if (d.inFlight.get(seq) === delivery) d.inFlight.delete(seq);
+          kick(d);
+        });
+        d.inFlight.set(seq, delivery);
       }
-    })();
+    } finally {
+      d.pumping = false;
+    }
+    if (d.inFlight.size === 0) {
+      armTimer(d);
+      trim();
+    }
   }
 
   /** Adds a subscriber to its durable, creating the durable (at the start of the log) if new. */
@@ -191,7 +201,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     let d = durables.get(options.durable);
     if (!d) {
       // A new durable starts at the oldest message kept.
-      d = { options, cursor: base, pending: new Map(), handlers: [], turn: 0, running: false, inFlight: null, timer: null };
+      d = { options, cursor: base, pending: new Map(), handlers: [], turn: 0, inFlight: new Map(), pumping: false, timer: null };
       durables.set(options.durable, d);
     }
     // Like a JetStream consumer update: the latest subscriber's settings win, the position stays.
@@ -209,8 +219,8 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
         if (stopped) return;
         stopped = true;
         durable.handlers = durable.handlers.filter((x) => x !== handler);
-        // Resolve only once the delivery under way is settled, so no handler runs after stop.
-        await durable.inFlight;
+        // Resolve only once the deliveries under way are settled, so no handler runs after stop.
+        await Promise.all(durable.inFlight.values());
       },
     };
   }
@@ -277,7 +287,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
         if (d.timer) clearTimeout(d.timer);
         d.timer = null;
       }
-      await Promise.all([...durables.values()].flatMap((d) => (d.inFlight ? [d.inFlight] : [])));
+      await Promise.all([...durables.values()].flatMap((d) => [...d.inFlight.values()]));
     },
   };
 }

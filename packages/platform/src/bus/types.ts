@@ -42,8 +42,7 @@ export interface SubscribeOptions {
   /**
    * Handlers run at once for messages already pulled, at most (default 1: one after another).
    * They start in the stream's order; a handler that batches the work of concurrent calls
-   * (`createBatcher`) makes one round trip of several messages. The in-process bus delivers one
-   * at a time whatever this says.
+   * (`createBatcher`) makes one round trip of several messages. Both buses honour it.
    */
   concurrency?: number;
 }

@@ -1,7 +1,8 @@
 import { propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { domainMetrics, newId, type Database, type Logger } from '@connectivity/platform';
 import type { Claim } from '../db/delivery-claims.ts';
-import { recordAttempt } from '../db/deliveries-repository.ts';
+import { recordAttempt, type AttemptRecord, type EndpointChange } from '../db/deliveries-repository.ts';
+import { recordSuccesses } from '../db/recorded-successes.ts';
 import { sendWebhook } from '../clients/webhook-sender.ts';
 import type { ResolveHost } from '../clients/public-host.ts';
 import { classifyAttempt, type AttemptResult } from '../domain/delivery-outcome.ts';
@@ -25,6 +26,8 @@ export interface DeliverWebhookDeps {
   allowPrivate: boolean;
   /** Opens the endpoints' sealed signing secrets. */
   secrets: SecretBox;
+  /** Records a success with those of the attempts that end beside it (group commit); alone otherwise. */
+  recordSuccess?: (record: AttemptRecord) => Promise<void>;
 }
 
 const tracer = trace.getTracer('@connectivity/notifications');
@@ -83,22 +86,26 @@ async function deliver(deps: DeliverWebhookDeps, claim: Claim): Promise<void> {
   const outcome = classifyAttempt(result, finished.getTime());
   trace.getActiveSpan()?.setAttributes({ 'http.response.status_code': outcome.statusCode ?? 0, 'webhook.succeeded': outcome.succeeded });
   const delay = outcome.succeeded || outcome.disableReason ? null : nextRetryDelayMs(policy, claim.attempt, outcome.retryAfterMs);
-  const changed = await recordAttempt(
-    deps.db.knex,
-    {
-      id: newId('webhookAttempt', at.getTime()),
-      claim,
-      succeeded: outcome.succeeded,
-      statusCode: outcome.statusCode,
-      error: outcome.succeeded ? null : outcome.error,
-      durationMs: result.durationMs,
-      nextAttemptAt: delay === null ? null : new Date(finished.getTime() + delay),
-      disableReason: outcome.succeeded ? undefined : outcome.disableReason,
-      timedOut: result.kind === 'error' && result.failure === 'timeout',
-      at: finished,
-    },
-    { disableAfterMs: deps.disableAfterMs, streakReason: streakReason(deps.disableAfterMs), circuit: deps.circuit },
-  );
+  const record: AttemptRecord = {
+    id: newId('webhookAttempt', at.getTime()),
+    claim,
+    succeeded: outcome.succeeded,
+    statusCode: outcome.statusCode,
+    error: outcome.succeeded ? null : outcome.error,
+    durationMs: result.durationMs,
+    nextAttemptAt: delay === null ? null : new Date(finished.getTime() + delay),
+    disableReason: outcome.succeeded ? undefined : outcome.disableReason,
+    timedOut: result.kind === 'error' && result.failure === 'timeout',
+    at: finished,
+  };
+  let changed: EndpointChange = {};
+  if (outcome.succeeded) await (deps.recordSuccess ?? ((one) => recordSuccesses(deps.db.knex, [one])))(record);
+  else
+    changed = await recordAttempt(deps.db.knex, record, {
+      disableAfterMs: deps.disableAfterMs,
+      streakReason: streakReason(deps.disableAfterMs),
+      circuit: deps.circuit,
+    });
   if (outcome.succeeded) {
     domainMetrics.webhookAttempt('succeeded');
     domainMetrics.webhookDelivered(Math.max(0, (finished.getTime() - Date.parse(claim.event.time)) / 1000));

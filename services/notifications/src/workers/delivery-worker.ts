@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { inBackgroundSpan, linksTo, startWorkPool } from '@connectivity/platform';
+import { createBatcher, inBackgroundSpan, linksTo, startWorkPool } from '@connectivity/platform';
 import { DELIVERIES_SIGNAL } from '../db/deliveries-repository.ts';
 import { claimDue, type Claim } from '../db/delivery-claims.ts';
+import type { AttemptRecord } from '../db/deliveries-repository.ts';
+import { recordSuccesses } from '../db/recorded-successes.ts';
 import { deliverWebhook, type DeliverWebhookDeps } from '../use-cases/deliver-webhook.ts';
 
 export interface DeliveryWorkerOptions extends DeliverWebhookDeps {
@@ -30,6 +32,16 @@ export interface DeliveryWorker {
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { logger } = options;
+  // The successes of attempts that end together are recorded by one statement (record 0195).
+  const successes = createBatcher<AttemptRecord, void>({
+    name: 'record webhook successes',
+    max: Math.max(1, options.concurrency),
+    run: async (records) => {
+      await recordSuccesses(options.db.knex, records);
+      return records.map(() => ({ status: 'fulfilled', value: undefined }));
+    },
+  });
+  const deps = { ...options, recordSuccess: (record: AttemptRecord) => successes.add(record) };
   const pool = startWorkPool<Claim>({
     name: 'webhook deliveries',
     size: options.concurrency,
@@ -53,7 +65,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     },
     work: (claim) =>
       // A failure to record leaves the claim to expire, so the attempt is made again later.
-      deliverWebhook(options, claim).catch((err: unknown) =>
+      deliverWebhook(deps, claim).catch((err: unknown) =>
         logger.error({ err, event_id: claim.event.id, endpoint_id: claim.endpoint.id }, 'webhook attempt not recorded'),
       ),
   });
