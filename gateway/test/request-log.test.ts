@@ -136,6 +136,28 @@ describe('the request log', () => {
     expect([...first.data, ...second.data].map((e) => e.id)).toEqual(ids.slice(3).reverse());
   });
 
+  it('writes only what it keeps: a flush of more requests of a scope than the bound inserts the newest up to the bound', async () => {
+    const a = await h.account();
+    const inserted: number[] = [];
+    const count = (query: { sql: string; bindings?: unknown[] }) => {
+      if (/^insert into "gateway"."request_logs"/.test(query.sql) && query.bindings?.includes(a.accountId))
+        inserted.push(query.bindings.filter((value) => value === a.accountId).length);
+    };
+    h.db.knex.on('query', count);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i += 1) {
+        ids.push((await request(h.app).get(`/v1/esim/esim_${i}`).set(bearer(a.test))).get('request-id') ?? '');
+        await tick();
+      }
+      await h.edge.requestLog.flush();
+      expect(inserted.reduce((sum, rows) => sum + rows, 0)).toBe(5);
+      expect((await logs(a.test)).data.map((e) => e.id)).toEqual(ids.slice(7).reverse());
+    } finally {
+      h.db.knex.off('query', count);
+    }
+  });
+
   it('never lists, and purges, requests older than the retention', async () => {
     const a = await h.account();
     await h.db.knex('gateway.request_logs').insert({

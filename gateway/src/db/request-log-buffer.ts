@@ -13,7 +13,7 @@ export interface RequestLogOptions {
   maxBuffered?: number;
 }
 
-/** A flush writes at most this many rows per statement, and a full batch wakes the flusher early. */
+/** A flush writes at most this many rows per statement. */
 export const REQUEST_LOG_BATCH = 500;
 const PURGE_BATCH = 1_000;
 
@@ -21,8 +21,12 @@ const PURGE_BATCH = 1_000;
  * The per-account request log without a write per request: a request costs one array push
  * (`record`); the request-log flusher writes the buffer in batches (`flush`), trimming each
  * account's environment to its newest `keepPerScope` rows in the same pass, and the purger
- * deletes rows past the retention (`purge`). If the database is down the buffer keeps the newest
- * `maxBuffered` entries; the log is a debugging aid, never worth failing or slowing a request for.
+ * deletes rows past the retention (`purge`). What the trim would delete at once is never written:
+ * a flush writes at most the newest `keepPerScope` buffered entries of a scope, so a flood of
+ * requests from one key costs the database the rows it keeps, not a row written and deleted per
+ * request (record 0197). The flusher is woken early only when half the buffer's bound is used. If
+ * the database is down the buffer keeps the newest `maxBuffered` entries; the log is a debugging
+ * aid, never worth failing or slowing a request for.
  */
 export class RequestLog {
   private buffer: RequestLogEntry[] = [];
@@ -51,12 +55,34 @@ export class RequestLog {
       this.buffer.shift();
       this.dropped += 1;
     }
-    if (this.buffer.length === REQUEST_LOG_BATCH) this.full?.();
+    if (this.buffer.length === this.wakeAt) this.full?.();
+  }
+
+  /** Buffered entries that wake the flusher before its interval: enough to be worth a collapse, far from the bound. */
+  private get wakeAt(): number {
+    return Math.max(REQUEST_LOG_BATCH, Math.floor(this.options.maxBuffered / 2));
+  }
+
+  /** Leaves only the newest `keepPerScope` buffered entries of each scope, in their order: the others would be trimmed as soon as written. */
+  private collapse(): void {
+    const keep = this.options.keepPerScope;
+    if (this.buffer.length <= keep) return;
+    const seen = new Map<string, number>();
+    const kept: RequestLogEntry[] = [];
+    for (let i = this.buffer.length - 1; i >= 0; i -= 1) {
+      const entry = this.buffer[i] as RequestLogEntry;
+      const scope = `${entry.accountId}\n${entry.environment}`;
+      const count = (seen.get(scope) ?? 0) + 1;
+      seen.set(scope, count);
+      if (count <= keep) kept.push(entry);
+    }
+    if (kept.length < this.buffer.length) this.buffer = kept.reverse();
   }
 
   /** Writes what is buffered, then trims the scopes written to. Also for tests and shutdown. */
   async flush(): Promise<PassResult> {
     if (this.buffer.length === 0) return { done: 0, more: false };
+    this.collapse();
     const batch = this.buffer.splice(0, REQUEST_LOG_BATCH);
     try {
       await insertRequestLogs(this.options.knex, batch);

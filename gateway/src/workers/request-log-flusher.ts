@@ -2,7 +2,7 @@ import { startPoller, type Logger, type Stoppable } from '@connectivity/platform
 import type { RequestLog } from '../db/request-log-buffer.ts';
 
 /**
- * Writes the request log's buffer every `intervalMs`, and at once when a full batch waits; when
+ * Writes the request log's buffer every `intervalMs`, and at once when half its bound waits; when
  * it stops, whatever is buffered is written before the process goes.
  */
 export function startRequestLogFlusher(options: { requestLog: RequestLog; logger: Logger; intervalMs: number }): Stoppable {
