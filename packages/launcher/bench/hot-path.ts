@@ -205,7 +205,7 @@ async function distributed(): Promise<void> {
     const stopBare = onCleanup(() => bare.stop());
     const internalHeaders = () => ({
       accept: 'application/json',
-      'x-internal-token': stack.env.INTERNAL_TOKEN ?? '',
+      'x-internal-token': stack.callerTokens.gateway,
       'x-account-id': account.account.id,
       'x-environment': 'test',
       'x-key-id': account.test.key.id,
