@@ -259,10 +259,15 @@ done
 # ---- the stack -------------------------------------------------------------------------------------
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-secret_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 CONNECTIVITY_PORT=$(free_port) CONNECTIVITY_ADMIN_PORT=$(free_port) CI_OTLP_PORT=$(free_port)
-INTERNAL_TOKEN=$(secret_hex 24) CURSOR_SECRET=$(secret_hex 32) WEBHOOK_SECRET_KEY=$(secret_hex 32) ADMIN_TOKEN=$(secret_hex 24)
-export CONNECTIVITY_PORT CONNECTIVITY_ADMIN_PORT CI_OTLP_PORT INTERNAL_TOKEN CURSOR_SECRET WEBHOOK_SECRET_KEY ADMIN_TOKEN
+export CONNECTIVITY_PORT CONNECTIVITY_ADMIN_PORT CI_OTLP_PORT
+# Every credential of the stack, made as an operator makes them (docs/deploy.md): each process
+# gets its own database login, NATS user and internal token.
+deploy/make-secrets.sh "$work/ci.env" "$work/secrets" >/dev/null
+set -a
+# shellcheck disable=SC1091
+. "$work/ci.env"
+set +a
 
 export DOCKER_HOST=unix://$work/podman.sock
 podman system service --time=0 "$DOCKER_HOST" > "$work/podman-service.log" 2>&1 &
