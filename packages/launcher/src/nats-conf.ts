@@ -1,4 +1,5 @@
 import { DEFAULT_BUS_NAMES, type BusNames } from '@connectivity/platform';
+import { stringify } from 'yaml';
 import { BUS_USERS, busPermissions } from './bus-users.ts';
 import { natsPasswordVariableOf } from './credential-variables.ts';
 
@@ -36,4 +37,19 @@ export const deployedAuthorizationConf = (): string =>
     authorizationConf((user) => `$${natsPasswordVariableOf(user)}`),
   ].join('\n');
 
-if (import.meta.main) process.stdout.write(deployedAuthorizationConf());
+/**
+ * The users as the NATS Helm chart takes them (`config.merge.authorization` and `container.env`
+ * of deploy/kubernetes/dependencies/nats-values.yaml): each password `<< $VARIABLE >>`, read by
+ * the server from the Secret nats-users.
+ */
+export function helmAuthorizationValues(): string {
+  const permissions = busPermissions();
+  const users = BUS_USERS.map((user) => ({ user, password: `<< $${natsPasswordVariableOf(user)} >>`, permissions: permissions[user] }));
+  const env = Object.fromEntries(
+    BUS_USERS.map((user) => [natsPasswordVariableOf(user), { valueFrom: { secretKeyRef: { name: 'nats-users', key: natsPasswordVariableOf(user) } } }]),
+  );
+  return stringify({ config: { merge: { authorization: { users } } }, container: { env } }, { lineWidth: 0 });
+}
+
+// `node packages/launcher/src/nats-conf.ts` writes deploy/nats/users.conf; with `helm`, the values above.
+if (import.meta.main) process.stdout.write(process.argv[2] === 'helm' ? helmAuthorizationValues() : deployedAuthorizationConf());
