@@ -5,11 +5,11 @@
  * (and several environments on one server) isolate themselves.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, headers as natsHeaders, nanos } from '@nats-io/transport-node';
-import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
+import { connect, nanos } from '@nats-io/transport-node';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
-import { connectionOptions, ensureConsumer, ensureStream, type NatsCredentials } from './jetstream-setup.ts';
+import { connectionOptions, ensureConsumer, ensureStream, supportsFilterSubjects, type NatsCredentials } from './jetstream-setup.ts';
+import { BUS_MSG_ID_HEADER, headersToRecord, recordToHeaders } from './jetstream-headers.ts';
 import { deadLetterSubject } from './types.ts';
 import type { Bus, BusMessage, MessageHandler, NoticeHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
 import {
@@ -57,37 +57,8 @@ const ACK_WAIT_MS = 30_000;
 const PULL_BATCH = 8;
 /** Pause before re-opening a consume loop that ended on an error. */
 const RESTART_DELAY_MS = 1_000;
-/**
- * Dead letters keep the original message id for the reader, but need their own JetStream
- * message id: two durables may dead-letter the same message into the one dead-letter stream.
- */
-const BUS_MSG_ID_HEADER = 'Bus-Msg-Id';
-
 const PREFIX = /^([A-Za-z0-9_-]+\.)*$/;
 const STREAM_NAME = /^[A-Za-z0-9_-]+$/;
-
-/** Server 2.10 brought several filter subjects per consumer; older servers get a client-side filter. */
-function supportsFilterSubjects(nc: NatsConnection): boolean {
-  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0.0').split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 10);
-}
-
-function headersToRecord(h: MsgHdrs | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!h) return out;
-  for (const [key, values] of h) {
-    if (key.toLowerCase().startsWith('nats-') || key === BUS_MSG_ID_HEADER) continue;
-    const value = values[0];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
-}
-
-function recordToHeaders(record: Record<string, string>): MsgHdrs {
-  const h = natsHeaders();
-  for (const [key, value] of Object.entries(record)) h.set(key, value);
-  return h;
-}
 
 export async function createJetStreamBus(options: JetStreamBusOptions): Promise<Bus> {
   const prefix = options.subjectPrefix ?? '';

@@ -4,7 +4,7 @@
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { ConsumerConfig, JetStreamManager, StreamConfig, StreamInfo } from '@nats-io/jetstream';
-import type { ConnectionOptions } from '@nats-io/transport-node';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 
 /** The server's answer to creating a stream that exists with another configuration. */
 const STREAM_NAME_IN_USE = 10058;
@@ -117,4 +117,10 @@ export async function ensureConsumer(jsm: JetStreamManager, stream: string, dura
       if (attempt >= 1) throw err;
     }
   }
+}
+
+/** Server 2.10 brought several filter subjects per consumer; older servers get a client-side filter. */
+export function supportsFilterSubjects(nc: NatsConnection): boolean {
+  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0.0').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 10);
 }
