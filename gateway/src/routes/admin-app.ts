@@ -1,5 +1,14 @@
 import { ApiError, adminContract, buildAdminOpenApiDocument } from '@connectivity/contracts';
-import { accessLog, defaultResponseHeaders, errorHandler, metricsHandler, requestId, tsRestOptions, type Logger } from '@connectivity/platform';
+import {
+  accessLog,
+  defaultResponseHeaders,
+  errorHandler,
+  metricsHandler,
+  requestId,
+  requireMetricsToken,
+  tsRestOptions,
+  type Logger,
+} from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import { requireAdminToken } from './admin-auth.ts';
@@ -8,6 +17,8 @@ import { adminRouter, type AdminRouteDeps } from './admin.ts';
 export interface AdminDeps extends AdminRouteDeps {
   logger: Logger;
   adminToken: string;
+  /** `/metrics` asks for it when set (Prometheus' token, never the admin token). */
+  metricsToken?: string | undefined;
   baseUrl: string;
 }
 
@@ -24,8 +35,9 @@ export function createAdminApp(deps: AdminDeps): Express {
   app.use(requestId({ trustHeader: false }));
   app.use(accessLog(deps.logger));
   app.use(defaultResponseHeaders);
-  // Prometheus scrapes the gateway here, not on the public listener; nothing else skips the token.
-  app.get('/metrics', (req, res) => metricsHandler(req, res));
+  // Prometheus scrapes the gateway here, not on the public listener, with its own token; nothing
+  // else skips the admin token.
+  app.get('/metrics', requireMetricsToken(deps.metricsToken), (req, res) => metricsHandler(req, res));
   app.use(requireAdminToken(deps.adminToken));
   app.use(express.json({ limit: '64kb', strict: false }));
 

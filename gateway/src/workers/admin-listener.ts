@@ -16,11 +16,13 @@ export async function startAdminListener(context: GatewayContext): Promise<Stopp
     knex: db.knex,
     logger,
     adminToken: admin.token,
+    metricsToken: config.METRICS_TOKEN,
     baseUrl: config.PUBLIC_BASE_URL,
     services: createOperatorServices({
       inventoryUrl: config.INVENTORY_URL,
       catalogueUrl: config.CATALOGUE_URL,
-      internalToken: config.INTERNAL_TOKEN ?? '',
+      // The admin listener's own credential: the only one the operator's routes admit (record 0222).
+      internalToken: config.ADMIN_INTERNAL_TOKEN ?? config.INTERNAL_TOKEN ?? '',
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     }),
     keysChanged: edge.keysChanged,

@@ -11,6 +11,7 @@ export * from './routes/operation.ts';
 export * from './routes/route-table.ts';
 
 export * from './internal/headers.ts';
+export * from './internal/callers.ts';
 export * from './internal/catalogue.ts';
 export * from './internal/inventory.ts';
 export * from './internal/contract.ts';

@@ -185,7 +185,7 @@ async function gatewayOverhead(
   const stopBare = onCleanup(() => bare.stop());
   const internalHeaders = () => ({
     accept: 'application/json',
-    'x-internal-token': stack.env.INTERNAL_TOKEN ?? '',
+    'x-internal-token': stack.callerTokens.gateway,
     'x-account-id': account.account.id,
     'x-environment': 'test',
     'x-key-id': account.test.key.id,

@@ -1,7 +1,10 @@
-import { commonConfigSchema, cursorSecretSchema, parseConfig, port } from '@connectivity/platform';
+import { commonConfigSchema, cursorSecretSchema, optionalUrl, parseConfig, port } from '@connectivity/platform';
+import { LAUNCHER_CREDENTIAL_VARIABLES } from './credential-variables.ts';
 import { randomBytes } from 'node:crypto';
 import { resolveSecretKey } from '@connectivity/notifications';
 import { z } from 'zod';
+
+const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 
 /** What the launcher itself reads; each service still parses its own variables. */
 export const launcherConfigSchema = commonConfigSchema.extend({
@@ -14,9 +17,33 @@ export const launcherConfigSchema = commonConfigSchema.extend({
   /** Start the fake of this vendor in-process and make it the live supplier (`airalo` or `esim-go`). */
   FAKE_SUPPLIER: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['airalo', 'esim-go']).optional()),
   FAKE_SUPPLIER_PORT: port(8099),
+  /**
+   * `pnpm start:distributed`: where the four services listen (their peers and the gateway reach
+   * them on this machine); the gateway listens on HOST.
+   */
+  SERVICES_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The migrations (`pnpm migrate`) grant each service's runtime login `<prefix><schema>` the use
+   * of its schema (e.g. `connectivity_` → `connectivity_inventory`); unset: no grants, every
+   * service uses DATABASE_URL's login (docs/decisions/0224-a-database-login-per-service.md).
+   */
+  DATABASE_RUNTIME_ROLE_PREFIX: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/, 'lower-case letters, digits and _')
+      .optional(),
+  ),
+  ADMIN_TOKEN: optionalText,
+  // `pnpm start:distributed`: each caller's internal token, each service's database login and
+  // each NATS user's password (distributed-env.ts; made up in development, required in production).
+  ...Object.fromEntries(LAUNCHER_CREDENTIAL_VARIABLES.map((name) => [name, name.endsWith('_DATABASE_URL') ? optionalUrl : optionalText])),
 });
 
 export type LauncherConfig = z.infer<typeof launcherConfigSchema>;
+
+/** One of LAUNCHER_CREDENTIAL_VARIABLES as parsed (their names are made from the lists of callers and services). */
+export const credentialOf = (config: LauncherConfig, name: string): string | undefined => (config as Record<string, unknown>)[name] as string | undefined;
 
 export const loadLauncherConfig = (env: NodeJS.ProcessEnv = process.env): LauncherConfig => parseConfig(launcherConfigSchema, env);
 
@@ -29,9 +56,11 @@ export const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env });
  */
 export function serviceEnvironment(config: LauncherConfig): NodeJS.ProcessEnv {
   const env = processEnv();
+  // Each process reads only its own credentials: the launcher's list of all of them stays here.
+  for (const name of LAUNCHER_CREDENTIAL_VARIABLES) delete env[name];
   return {
     ...env,
-    INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(24).toString('base64url'),
+    INTERNAL_TOKEN: config.INTERNAL_TOKEN ?? randomBytes(32).toString('base64url'),
     // Set CURSOR_SECRET to keep list cursors valid across restarts.
     CURSOR_SECRET: config.CURSOR_SECRET ?? randomBytes(32).toString('base64url'),
     // Webhook signing secrets are sealed with this key; unset, it is kept in DATA_DIR, so a local

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { ConfigError, createLogger } from '@connectivity/platform';
-import { loadLauncherConfig, serviceEnvironment } from './config.ts';
+import { loadLauncherConfig } from './config.ts';
 import { provisionDevAccount } from './dev-account.ts';
+import { distributedEnvironment } from './distributed-env.ts';
 import { PORT_OFFSET, URL_VARIABLE, allServices } from './services.ts';
 import { ROOT, Supervisor } from './supervisor.ts';
 
@@ -17,11 +18,13 @@ if (!config.DATABASE_URL || !config.NATS_URL) {
 }
 const logger = createLogger({ name: 'launcher', level: config.LOG_LEVEL });
 
-const env = serviceEnvironment(config);
+const { common: env, own, migrate } = distributedEnvironment(config);
 const portOf = (name: string) => config.PORT + (PORT_OFFSET[name] ?? 0);
-for (const [name, variable] of Object.entries(URL_VARIABLE)) env[variable] = `http://127.0.0.1:${portOf(name)}`;
+const servicesHost = ['0.0.0.0', '::'].includes(config.SERVICES_HOST) ? '127.0.0.1' : config.SERVICES_HOST;
+const hostInUrl = servicesHost.includes(':') ? `[${servicesHost}]` : servicesHost;
+for (const [name, variable] of Object.entries(URL_VARIABLE)) env[variable] = `http://${hostInUrl}:${portOf(name)}`;
 
-if (spawnSync(process.execPath, ['packages/launcher/src/migrate.ts'], { cwd: ROOT, env, stdio: 'inherit' }).status !== 0) {
+if (spawnSync(process.execPath, ['packages/launcher/src/migrate.ts'], { cwd: ROOT, env: migrate, stdio: 'inherit' }).status !== 0) {
   logger.fatal('migrations failed');
   process.exit(1);
 }
@@ -40,7 +43,7 @@ process.once('SIGINT', () => void stop(0));
 
 for (const service of allServices) {
   try {
-    await supervisor.start({ service: service.name, name: service.name, port: portOf(service.name) });
+    await supervisor.start({ service: service.name, name: service.name, port: portOf(service.name), env: own[service.name] });
   } catch (error) {
     logger.fatal({ service: service.name, err: error instanceof Error ? error.message : String(error) }, 'a service failed to start; stopping');
     await stop(1);

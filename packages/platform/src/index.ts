@@ -1,5 +1,6 @@
 export * from './bus/index.ts';
 export * from './config.ts';
+export * from './secret-strength.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './db/index.ts';

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { ID_PREFIXES, idSchema, unixSeconds } from '../schemas/primitives.ts';
 import { operatorHeadersSchema } from './inventory-accounts.ts';
@@ -46,5 +47,5 @@ export const internalCatalogueAccountsContract = c.router(
       },
     },
   },
-  { baseHeaders: operatorHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: operatorHeadersSchema, strictStatusCodes: true, metadata: admits('gateway-admin') },
 );

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { ESIM_STATES, EXPIRED_REASONS } from '../schemas/enums.ts';
 import { bundleNameSchema, iccidSchema, unixSeconds } from '../schemas/primitives.ts';
@@ -236,7 +237,7 @@ export const internalSupplyContract = c.router(
       },
     },
   },
-  { baseHeaders: internalHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: internalHeadersSchema, strictStatusCodes: true, metadata: admits('inventory') },
 );
 
 /**
@@ -272,5 +273,5 @@ export const internalSupplyCallbacksContract = c.router(
       },
     },
   },
-  { baseHeaders: internalSystemHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: internalSystemHeadersSchema, strictStatusCodes: true, metadata: admits('inventory') },
 );

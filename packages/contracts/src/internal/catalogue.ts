@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { untitledBundleSchema } from '../schemas/bundle.ts';
 import { bundleNameSchema, environmentSchema } from '../schemas/primitives.ts';
@@ -29,5 +30,5 @@ export const internalCatalogueContract = c.router(
       },
     },
   },
-  { baseHeaders: internalHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: internalHeadersSchema, strictStatusCodes: true, metadata: admits('inventory') },
 );

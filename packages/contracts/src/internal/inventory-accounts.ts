@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { balanceTransactionSchema } from '../schemas/balance.ts';
 import { ID_PREFIXES, idSchema, unixSeconds } from '../schemas/primitives.ts';
@@ -99,5 +100,5 @@ export const internalAccountsContract = c.router(
       },
     },
   },
-  { baseHeaders: operatorHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: operatorHeadersSchema, strictStatusCodes: true, metadata: admits('gateway-admin') },
 );

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { SUPPLIER_VENDORS, supplierCallbackBodySchema } from './catalogue-supply.ts';
 import { internalSystemHeadersSchema } from './headers.ts';
@@ -33,5 +34,5 @@ export const internalInventoryCallbacksContract = c.router(
       },
     },
   },
-  { baseHeaders: internalSystemHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: internalSystemHeadersSchema, strictStatusCodes: true, metadata: admits('gateway') },
 );

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { cursorQuery, limitQuery } from '../routes/params.ts';
 import { listOf } from '../schemas/list.ts';
@@ -60,5 +61,5 @@ export const internalInventoryReleasesContract = c.router(
       },
     },
   },
-  { baseHeaders: operatorHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: operatorHeadersSchema, strictStatusCodes: true, metadata: admits('gateway-admin') },
 );

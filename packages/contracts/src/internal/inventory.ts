@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { bodyInteger } from '../routes/params.ts';
 import { esimSchema } from '../schemas/esim.ts';
@@ -31,5 +32,5 @@ export const internalInventoryContract = c.router(
       },
     },
   },
-  { baseHeaders: internalHeadersSchema, strictStatusCodes: true },
+  { baseHeaders: internalHeadersSchema, strictStatusCodes: true, metadata: admits('sandbox-simulator') },
 );

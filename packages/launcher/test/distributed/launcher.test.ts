@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import path from 'node:path';
 import { deleteStreams } from '@connectivity/platform/testing';
 import knexFactory from 'knex';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -73,6 +76,30 @@ describe('the distributed launcher', () => {
     expect(run.output()).not.toContain('ReferenceError');
   }, 120_000);
 
+  test('with NODE_ENV=production it refuses to start without its secrets, naming each, and writes no webhook key to disk', async () => {
+    const port = await launchPorts();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'launcher-production-'));
+    try {
+      const run = launch({ PORT: String(port), NODE_ENV: 'production', DATA_DIR: dataDir, INTERNAL_TOKEN: 'an-internal-token-of-any-content' });
+      expect(await run.exited).toBe(1);
+      for (const name of [
+        'GATEWAY_INTERNAL_TOKEN',
+        'GATEWAY_ADMIN_INTERNAL_TOKEN',
+        'INVENTORY_DATABASE_URL',
+        'NOTIFICATIONS_NATS_PASSWORD',
+        'WEBHOOK_SECRET_KEY',
+        'METRICS_TOKEN',
+      ]) {
+        expect(run.output()).toContain(name);
+      }
+      expect(readdirSync(dataDir)).toEqual([]);
+      // Nothing was started: no service answers on its port.
+      await expect(fetch(`http://127.0.0.1:${port + 2}/healthz`)).rejects.toThrow();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   test("a service whose output is hidden (the tests' and the bench's stacks) that cannot start is named with the last lines it wrote", async () => {
     const started = startDistributedStack({ databaseUrl, natsUrl, stdio: 'ignore', env: { SWEEPER_INTERVAL_MS: '0' } });
     await expect(started).rejects.toThrow(/inventory exited with code 1 before it was ready; its last output:\n[^]*SWEEPER_INTERVAL_MS/);
@@ -92,6 +119,14 @@ describe('the distributed launcher', () => {
         return last ? (JSON.parse(last) as { pid: number }).pid : undefined;
       };
       await until('every service ready', () => pidOf('gateway') !== undefined, 120_000);
+      // The services listen on the loopback alone (SERVICES_HOST); the gateway faces clients (HOST).
+      const outside = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+      if (outside !== undefined) {
+        await expect(fetch(`http://${outside}:${port + 2}/healthz`)).rejects.toThrow();
+        expect((await fetch(`http://${outside}:${port}/healthz`)).status).toBe(200);
+      }
       const inventory = pidOf('inventory');
       const gateway = pidOf('gateway');
       expect(inventory).toBeDefined();

@@ -49,7 +49,7 @@ describe('metrics on /metrics of every process', () => {
     await receiver?.close();
   });
 
-  const scrape = async (url: string) => parse(await (await fetch(`${url}/metrics`)).text());
+  const scrape = async (url: string) => parse(await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${stack.metricsToken}` } })).text());
   const gatewayUrl = () => stack.gatewayUrls[0] ?? '';
   const call = (method: string, path: string, idempotencyKey?: string, body?: unknown) =>
     fetch(`${gatewayUrl()}${path}`, {

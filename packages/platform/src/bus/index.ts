@@ -1,12 +1,16 @@
 /** The event bus: the port, its two adapters, and the factory that picks one from configuration. */
 import type { CommonConfig } from '../config.ts';
 import type { Bus } from './types.ts';
+import type { NatsCredentials } from './jetstream-setup.ts';
 import { createJetStreamBus } from './jetstream-bus.ts';
 import { createMemoryBus } from './memory-bus.ts';
 
 export * from './types.ts';
 export { createJetStreamBus } from './jetstream-bus.ts';
 export type { JetStreamBusOptions } from './jetstream-bus.ts';
+export { connectionOptions, ensureStream, inboxPrefixOf, natsServers } from './jetstream-setup.ts';
+export type { NatsCredentials } from './jetstream-setup.ts';
+export * from './permissions.ts';
 export { createMemoryBus } from './memory-bus.ts';
 export type { MemoryBusOptions } from './memory-bus.ts';
 export { DEAD_LETTER_HEADERS, DEFAULT_BACKOFF_MS, DEFAULT_MAX_DELIVER, subjectMatches } from './rules.ts';
@@ -24,6 +28,8 @@ export interface CreateBusOptions {
   name?: string;
   /** Failures the JetStream bus recovers from by itself, for logging. */
   onError?: (err: unknown, context: string) => void;
+  /** The NATS user this process connects as, and TLS. */
+  credentials?: NatsCredentials;
 }
 
 /** The bus options a process's configuration names (see `commonConfigSchema`). */
@@ -33,6 +39,7 @@ export const busOptionsFrom = (config: CommonConfig, name?: string): CreateBusOp
   subjectPrefix: config.NATS_SUBJECT_PREFIX,
   durablePrefix: config.NATS_DURABLE_PREFIX,
   replicas: config.NATS_STREAM_REPLICAS,
+  credentials: { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCaFile: config.NATS_TLS_CA_FILE },
   ...(name !== undefined && { name }),
 });
 
@@ -46,5 +53,6 @@ export async function createBus(options: CreateBusOptions = {}): Promise<Bus> {
     replicas: options.replicas,
     name: options.name,
     onError: options.onError,
+    credentials: options.credentials,
   });
 }

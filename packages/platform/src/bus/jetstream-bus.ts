@@ -5,10 +5,11 @@
  * (and several environments on one server) isolate themselves.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, headers as natsHeaders, nanos } from '@nats-io/transport-node';
-import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstreamManager, StorageType } from '@nats-io/jetstream';
-import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg, StreamConfig } from '@nats-io/jetstream';
+import { connect, nanos } from '@nats-io/transport-node';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { connectionOptions, ensureConsumer, ensureStream, supportsFilterSubjects, type NatsCredentials } from './jetstream-setup.ts';
+import { BUS_MSG_ID_HEADER, headersToRecord, recordToHeaders } from './jetstream-headers.ts';
 import { deadLetterSubject } from './types.ts';
 import type { Bus, BusMessage, MessageHandler, NoticeHandler, PublishInput, PublishResult, SubscribeOptions, Subscription } from './types.ts';
 import {
@@ -46,6 +47,8 @@ export interface JetStreamBusOptions {
   replicas?: number;
   /** Failures the bus recovers from by itself (a consume loop restart, a failed ack), for logging. */
   onError?: (err: unknown, context: string) => void;
+  /** The NATS user (and TLS) this process connects as; none: an open server. */
+  credentials?: NatsCredentials;
 }
 
 /** How long the server waits for an ack before redelivering; kept alive while a handler runs. */
@@ -54,91 +57,8 @@ const ACK_WAIT_MS = 30_000;
 const PULL_BATCH = 8;
 /** Pause before re-opening a consume loop that ended on an error. */
 const RESTART_DELAY_MS = 1_000;
-/** The server's answer to creating a stream that exists with another configuration. */
-const STREAM_NAME_IN_USE = 10058;
-/**
- * Dead letters keep the original message id for the reader, but need their own JetStream
- * message id: two durables may dead-letter the same message into the one dead-letter stream.
- */
-const BUS_MSG_ID_HEADER = 'Bus-Msg-Id';
-
 const PREFIX = /^([A-Za-z0-9_-]+\.)*$/;
 const STREAM_NAME = /^[A-Za-z0-9_-]+$/;
-
-function isApiError(err: unknown, code: number): boolean {
-  return err instanceof JetStreamApiError && err.code === code;
-}
-
-/** The servers of a NATS URL that may list several, comma-separated. */
-export const natsServers = (url: string): string[] =>
-  url
-    .split(',')
-    .map((server) => server.trim())
-    .filter(Boolean);
-
-/**
- * Creates the stream, or brings subjects, duplicate window and (when asked for) replicas up to
- * date, keeping other settings.
- */
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }, replicas: number | undefined): Promise<void> {
-  try {
-    await jsm.streams.add({ ...config, num_replicas: replicas ?? 1 });
-  } catch (err) {
-    if (!isApiError(err, STREAM_NAME_IN_USE)) throw err;
-    // `update` merges into the stream's current configuration: a key left out keeps its value.
-    await jsm.streams.update(config.name, {
-      subjects: config.subjects,
-      duplicate_window: config.duplicate_window,
-      ...(replicas !== undefined && { num_replicas: replicas }),
-    });
-  }
-}
-
-/** Creates or updates the durable pull consumer; tolerates another instance creating it first. */
-async function ensureConsumer(jsm: JetStreamManager, stream: string, durable: string, config: Partial<ConsumerConfig>): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await jsm.consumers.update(stream, durable, config);
-      return;
-    } catch (err) {
-      if (!isApiError(err, JetStreamApiCodes.ConsumerNotFound)) throw err;
-    }
-    try {
-      await jsm.consumers.add(stream, {
-        ...config,
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-      });
-      return;
-    } catch (err) {
-      if (attempt >= 1) throw err;
-    }
-  }
-}
-
-/** Server 2.10 brought several filter subjects per consumer; older servers get a client-side filter. */
-function supportsFilterSubjects(nc: NatsConnection): boolean {
-  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0.0').split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 10);
-}
-
-function headersToRecord(h: MsgHdrs | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!h) return out;
-  for (const [key, values] of h) {
-    if (key.toLowerCase().startsWith('nats-') || key === BUS_MSG_ID_HEADER) continue;
-    const value = values[0];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
-}
-
-function recordToHeaders(record: Record<string, string>): MsgHdrs {
-  const h = natsHeaders();
-  for (const [key, value] of Object.entries(record)) h.set(key, value);
-  return h;
-}
 
 export async function createJetStreamBus(options: JetStreamBusOptions): Promise<Bus> {
   const prefix = options.subjectPrefix ?? '';
@@ -152,11 +72,7 @@ export async function createJetStreamBus(options: JetStreamBusOptions): Promise<
   const duplicateWindow = nanos(options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS);
   const report = (err: unknown, where: string): void => options.onError?.(err, where);
 
-  // Reconnect forever: a NATS restart must not take the service down; /readyz reports it meanwhile.
-  // Without async traces, so no publish pays for a stack capture made up front in case it times
-  // out; a timeout still fails the publish (and the outbox retries it), with a shorter stack
-  // (docs/decisions/0121-nats-client-without-async-traces.md).
-  const nc = await connect({ servers: natsServers(options.url), name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true });
+  const nc = await connect(connectionOptions(options.url, options.name, options.credentials));
   let jsm: JetStreamManager;
   let js: JetStreamClient;
   try {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,11 @@ export interface CreateDatabaseOptions {
   poolMax?: number | undefined;
   /** How long a query waits for a free pooled connection before it fails, in ms. */
   acquireConnectionTimeoutMs?: number | undefined;
+  /**
+   * A CA bundle (PEM file): the connection must be TLS, the server's certificate signed by it
+   * and naming the host (verify-full; `DATABASE_CA_FILE`).
+   */
+  caFile?: string | undefined;
 }
 
 export const MEMORY_DATA_DIR = 'memory://';
@@ -36,13 +41,23 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
 function createPostgresDatabase(databaseUrl: string, options: CreateDatabaseOptions): Database {
   const knex = knexFactory({
     client: 'pg',
-    connection: databaseUrl,
+    connection: options.caFile ? verifiedTls(databaseUrl, options.caFile) : databaseUrl,
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
   });
   return wrap('postgres', knex, async () => {
     await knex.destroy();
   });
+}
+
+/**
+ * With a CA, TLS or nothing: node-postgres checks the certificate's chain and the host name. The
+ * URL's own ssl parameters go, since node-postgres would let them override these (`sslmode=disable`).
+ */
+function verifiedTls(databaseUrl: string, caFile: string) {
+  const url = new URL(databaseUrl);
+  for (const name of ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcompat']) url.searchParams.delete(name);
+  return { connectionString: url.toString(), ssl: { ca: readFileSync(caFile, 'utf8'), rejectUnauthorized: true } };
 }
 
 /**

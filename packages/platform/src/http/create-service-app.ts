@@ -1,4 +1,5 @@
 import express, { type Express, type Request } from 'express';
+import { ConfigError } from '../config.ts';
 import type { Knex } from 'knex';
 import { idempotencyStore } from '../idempotency/store.ts';
 import { IDEMPOTENCY_TABLE } from '../idempotency/migration.ts';
@@ -7,7 +8,8 @@ import type { Logger } from '../logger.ts';
 import { metricsHandler } from '../telemetry/start.ts';
 import { errorHandler, noSuchRoute } from './error-handler.ts';
 import { healthRoutes, type ReadinessCheck } from './health.ts';
-import { readCaller, requireInternalToken } from './internal-auth.ts';
+import { requireMetricsToken } from './metrics-auth.ts';
+import { readCaller, requireInternalToken, type InternalCallers } from './internal-auth.ts';
 import { accessLog } from './access-log.ts';
 import { requestId } from './request-id.ts';
 import { refuseUnstorableInput } from './unstorable-input.ts';
@@ -25,6 +27,18 @@ export interface ServiceAppOptions {
   /** Public base URL, for error links. */
   baseUrl: string;
   internalToken: string;
+  /**
+   * The callers this service admits, by the digest of their credentials (`INTERNAL_CALLERS`);
+   * unset: `internalToken` is every caller's (one process tree sharing one token).
+   */
+  internalCallers?: InternalCallers | undefined;
+  /**
+   * `/metrics` asks for this bearer token (Prometheus' own, `METRICS_TOKEN`); unset, it answers
+   * anyone who reaches the listener.
+   */
+  metricsToken?: string | undefined;
+  /** Production: a service refuses to start without `internalCallers` (one credential per caller). */
+  production?: boolean;
   checks: Record<string, ReadinessCheck>;
   /**
    * The service changes state on behalf of API keys: it keeps idempotency records in
@@ -41,6 +55,9 @@ export interface ServiceAppOptions {
  * error renderer.
  */
 export function createServiceApp(options: ServiceAppOptions): Express {
+  if (options.production && !options.internalCallers) {
+    throw new ConfigError('INTERNAL_CALLERS is required in production: each caller has a credential of its own, each route admits its callers.');
+  }
   const app = express();
   app.disable('x-powered-by');
   // A service answers the gateway, which passes no ETag on (nor makes one), so hashing every body
@@ -52,8 +69,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(accessLog(options.logger));
   app.use(healthRoutes(options.checks));
   // Prometheus scrapes every service here (internal listeners only; the gateway's is on its admin listener).
-  app.get('/metrics', (req, res) => metricsHandler(req, res));
-  app.use(requireInternalToken(options.internalToken));
+  app.get('/metrics', requireMetricsToken(options.metricsToken), (req, res) => metricsHandler(req, res));
+  app.use(requireInternalToken({ token: options.internalToken, callers: options.internalCallers }));
+  // Each route then admits the callers its contract names (ts-rest.ts, `admitCallers`).
+  app.locals.admitsInternalCallers = true;
   app.use(readCaller);
   app.use(
     express.json({
@@ -91,13 +110,22 @@ export function serviceFrame(deps: {
   db: { ping(): Promise<void> };
   bus: { ping(): Promise<void> };
   logger: Logger;
-  config: { PUBLIC_BASE_URL: string; INTERNAL_TOKEN?: string | undefined };
+  config: {
+    NODE_ENV?: string;
+    PUBLIC_BASE_URL: string;
+    INTERNAL_TOKEN?: string | undefined;
+    INTERNAL_CALLERS?: InternalCallers | undefined;
+    METRICS_TOKEN?: string | undefined;
+  };
 }): Omit<ServiceAppOptions, 'routes'> {
   return {
     logger: deps.logger,
     baseUrl: deps.config.PUBLIC_BASE_URL,
     // An unset token (never in a started service: loadServiceConfig fills it) matches no caller.
     internalToken: deps.config.INTERNAL_TOKEN ?? '',
+    internalCallers: deps.config.INTERNAL_CALLERS,
+    metricsToken: deps.config.METRICS_TOKEN,
+    production: deps.config.NODE_ENV === 'production',
     checks: { database: () => deps.db.ping(), bus: () => deps.bus.ping() },
   };
 }

@@ -1,8 +1,9 @@
-import { ApiError, INTERNAL_HEADERS, apiErrorFromZod } from '@connectivity/contracts';
+import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, callersOf } from '@connectivity/contracts';
 import type { RequestValidationError } from '@ts-rest/express';
 import { context } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
-import type { NextFunction, Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { EVERY_CALLER, internalCallerOf } from './internal-auth.ts';
 
 /**
  * ts-rest's request validation failures, rendered as the catalogue's errors. Order matches the
@@ -32,7 +33,27 @@ const nameRoute = (req: any, _res: unknown, next: NextFunction): void => {
   next();
 };
 
-export const tsRestOptions = { requestValidationErrorHandler, globalMiddleware: [nameRoute] };
+/**
+ * In a service (`createServiceApp`), a route admits only the callers its contract names
+ * (`callersOf`: a public route the gateway's forward, an internal one its router's `callers`):
+ * another caller's valid credential is refused, so inventory's token buys nothing at the
+ * vendor but what inventory asks for, and only the admin listener's sets a balance
+ * (docs/decisions/0222-internal-calls-with-a-credential-per-caller.md). The gateway's own apps
+ * (its meta routes, the admin API) take no internal credential: the check is the service frame's.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const admitCallers = (req: any, res: unknown, next: NextFunction): void => {
+  const request = req as Request & { tsRestRoute?: { metadata?: unknown } };
+  if (request.app.locals.admitsInternalCallers !== true) {
+    next();
+    return;
+  }
+  const caller = internalCallerOf(res as Response);
+  const admitted = caller === EVERY_CALLER || (caller !== undefined && (callersOf(request.tsRestRoute) as readonly string[]).includes(caller));
+  next(admitted ? undefined : new ApiError('key_out_of_scope', { message: 'This route does not admit this caller.' }));
+};
+
+export const tsRestOptions = { requestValidationErrorHandler, globalMiddleware: [nameRoute, admitCallers] };
 
 /**
  * For the operator's internal routes (the admin API's calls): they take the internal token
@@ -47,7 +68,7 @@ const operatorOnly = (req: any, _res: unknown, next: NextFunction): void => {
   next(forCaller === undefined ? undefined : new ApiError('no_such_route', { message: 'No such route.' }));
 };
 
-export const operatorRouteOptions = { ...tsRestOptions, globalMiddleware: [nameRoute, operatorOnly] };
+export const operatorRouteOptions = { ...tsRestOptions, globalMiddleware: [nameRoute, admitCallers, operatorOnly] };
 
 /**
  * For routes that act for no account (a supplier's callback, verified by the service): the

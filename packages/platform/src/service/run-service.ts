@@ -36,8 +36,16 @@ export function listen(app: RequestListener & { locals?: Record<string, unknown>
 export async function runService<C extends ServiceConfig, Context>(definition: ServiceDefinition<C, Context>): Promise<void> {
   const config = definition.loadConfig();
   const logger = createLogger({ name: definition.name, level: config.LOG_LEVEL });
-  if (!config.INTERNAL_TOKEN) throw new ConfigError('INTERNAL_TOKEN is required when a service runs as its own process.');
-  const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DATABASE_POOL_MAX });
+  // A service that admits callers by their own credentials needs a token only for the calls it makes.
+  if (!config.INTERNAL_TOKEN && !config.INTERNAL_CALLERS) {
+    throw new ConfigError('INTERNAL_TOKEN (or INTERNAL_CALLERS) is required when a service runs as its own process.');
+  }
+  const db = await createDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    poolMax: config.DATABASE_POOL_MAX,
+    caFile: config.DATABASE_CA_FILE,
+  });
   if (config.MIGRATE_ON_START || db.kind === 'pglite') await runMigrations(db.knex, definition.migrations);
   const bus = await createBus(busOptionsFrom(config, definition.name));
   const started = await buildService(definition, { db, bus, logger }, config);

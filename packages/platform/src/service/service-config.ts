@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { commonConfigSchema, parseConfig, port } from '../config.ts';
+import { commonConfigSchema, ConfigError, parseConfig, port } from '../config.ts';
+import { assertStrongSecrets, isProduction } from '../secret-strength.ts';
 import type { ServiceConfig } from './types.ts';
 
 const booleanFlag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
@@ -22,9 +23,18 @@ export const serviceConfigSchema = (defaultPort: number) =>
     DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(8_000),
   });
 
-/** Parses a service's schema; in embedded mode (no DATABASE_URL) a missing internal token is generated. */
+/**
+ * Parses a service's schema; in embedded mode (no DATABASE_URL) a missing internal token is
+ * generated. In production every secret must be strong (secret-strength.ts) and `/metrics` must
+ * ask for a token.
+ */
 export function loadServiceConfig<S extends z.ZodType<ServiceConfig, z.ZodTypeDef, unknown>>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const config = parseConfig(schema, env);
-  if (!config.INTERNAL_TOKEN && !config.DATABASE_URL) config.INTERNAL_TOKEN = randomBytes(24).toString('base64url');
+  if (isProduction(config)) {
+    assertStrongSecrets(config as unknown as Record<string, unknown>);
+    if (!config.METRICS_TOKEN) throw new ConfigError('METRICS_TOKEN is required in production: /metrics answers only the scraper that holds it.');
+  }
+  if (config.NATS_USER !== undefined && !config.NATS_PASSWORD) throw new ConfigError('NATS_PASSWORD is required with NATS_USER.');
+  if (!config.INTERNAL_TOKEN && !config.DATABASE_URL) config.INTERNAL_TOKEN = randomBytes(32).toString('base64url');
   return config;
 }

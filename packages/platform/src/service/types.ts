@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Bus } from '../bus/types.ts';
 import type { CommonConfig } from '../config.ts';
 import type { Database, MigrationSet } from '../db/types.ts';
+import type { InternalCallers } from '../http/internal-auth.ts';
 import type { Logger } from '../logger.ts';
 
 export type ServiceName = 'gateway' | 'catalogue' | 'inventory' | 'sandbox-simulator' | 'notifications';
@@ -55,6 +56,8 @@ export interface ServiceConfig extends CommonConfig {
   HOST: string;
   /** Filled in by loadConfig: the configured token, or in embedded mode a random one. */
   INTERNAL_TOKEN?: string;
+  /** The callers this service admits, by their credential's digest (INTERNAL_CALLERS). */
+  INTERNAL_CALLERS?: InternalCallers | undefined;
   /** Run migrations at start (always on in embedded mode). */
   MIGRATE_ON_START: boolean;
   IDEMPOTENCY_LEASE_MS: number;

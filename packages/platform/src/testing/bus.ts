@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
-import { createJetStreamBus, natsServers } from '../bus/jetstream-bus.ts';
+import { createJetStreamBus } from '../bus/jetstream-bus.ts';
+import { natsServers } from '../bus/jetstream-setup.ts';
 import { createMemoryBus } from '../bus/memory-bus.ts';
 import type { Bus } from '../bus/types.ts';
 
