@@ -33,9 +33,12 @@ export async function purchaseProfiles(
   return asTenant(caller.accountId, async () => {
     try {
       if (supplier.live && supplier.quote && input.price_cents !== undefined) {
-        // A quote that cannot be had changes nothing: the order's own answer carries the price,
-        // which is checked too (and the profiles released when it is above the charge).
+        // A quote that comes too late changes nothing: the order's own answer carries the price,
+        // which is checked too (and the profiles released when it is above the charge). A vendor
+        // that is down or answers 5xx to a quote is not asked to buy: that purchase could only be
+        // refused or left in doubt, with the account's money held meanwhile (record 0160).
         const cost = await supplier.quote(input.bundle, input.quantity).catch((error: unknown) => {
+          if (isSupplierError(error) && error.failure === 'unavailable' && (!error.sent || error.status !== undefined)) throw error;
           deps.logger.warn({ bundle: input.bundle, err: errorMessage(error) }, 'the vendor’s quote could not be had; the order’s answer is checked instead');
           return undefined;
         });
