@@ -71,7 +71,7 @@ export const configSchema = serviceConfigSchema(8080).extend({
   TRUST_PROXY: trustProxySchema,
   /** Requests per minute per API key; an account may have its own value (set by the operator). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
-  /** The window of the limit (DECISIONS.md: 60 s); shorter only in tests. */
+  /** The window of the limit (record 0255: 60 s); shorter only in tests. */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   /**
    * Where the counters live: `redis` (shared by every instance; needs REDIS_URL), `memory` (one
@@ -101,7 +101,7 @@ export const configSchema = serviceConfigSchema(8080).extend({
     .positive()
     .max(24 * 30)
     .default(24),
-  /** How long a stored idempotent response is replayed (DECISIONS.md: 24 hours). */
+  /** How long a stored idempotent response is replayed (record 0255: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   SERVICE_VERSION_TIMETABLE: timetableSchema,
   /** The signing secret of list cursors (GET /v1/api_keys); required with a database server. */

@@ -8,7 +8,7 @@ const outbox = createOutbox(SCHEMA);
 
 /**
  * Writes an `api_key.*` event in the transaction of the change that causes it, so the event
- * exists exactly when the change does (DECISIONS.md "Events"). `data` is `{ object: <key> }`.
+ * exists exactly when the change does (record 0253). `data` is `{ object: <key> }`.
  */
 export async function recordKeyEvent(trx: Knex.Transaction, type: Extract<EventType, `api_key.${string}`>, key: KeyRow): Promise<void> {
   const event = buildEvent({ type, environment: key.environment, accountId: key.account_id, data: { object: toApiKey(key) } });

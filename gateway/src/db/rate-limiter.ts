@@ -48,7 +48,7 @@ export interface RateLimiterOptions {
   redisUrl?: string | undefined;
   /** Keeps one deployment's (or test's) counters apart from another's on a shared Redis. */
   keyPrefix?: string;
-  /** The fixed window (DECISIONS.md: 60 s). */
+  /** The fixed window (record 0255: 60 s). */
   windowSeconds: number;
 }
 

@@ -24,7 +24,7 @@ export function secretEnvironment(secret: string): Environment | undefined {
 /** Only this hash is stored; a lookup by it is an index probe, compared by the database. */
 export const hashSecret = (secret: string): Buffer => createHash('sha256').update(secret, 'utf8').digest();
 
-/** What a key record may show of its secret (DECISIONS.md: first 12 characters and last 4). */
+/** What a key record may show of its secret (record 0251: first 12 characters and last 4). */
 export function secretHints(secret: string): { prefix: string; last4: string } {
   return { prefix: secret.slice(0, 12), last4: secret.slice(-4) };
 }

@@ -16,7 +16,7 @@ export interface KeyRow {
   revoked_at: Date | null;
 }
 
-/** The public API key record of DECISIONS.md. */
+/** The public API key record (record 0251). */
 export function toApiKey(row: KeyRow): ApiKey {
   return {
     object: 'api_key',

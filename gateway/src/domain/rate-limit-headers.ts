@@ -7,7 +7,7 @@ export interface RateLimitState {
 }
 
 /**
- * The headers of DECISIONS.md "Rate limit": the IETF draft pair (RateLimit-Policy, RateLimit)
+ * The headers of record 0255: the IETF draft pair (RateLimit-Policy, RateLimit)
  * and the widely used RateLimit-Limit/-Remaining/-Reset.
  */
 export function rateLimitHeaders(state: RateLimitState, windowSeconds: number): Record<string, string> {

@@ -2,7 +2,7 @@ import { SCOPES, type Scope } from '@connectivity/contracts';
 
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
-/** A key issued without a scope list has every scope (DECISIONS.md). Unknown names are refused. */
+/** A key issued without a scope list has every scope (record 0254). Unknown names are refused. */
 export function normaliseScopes(requested: readonly string[] | undefined): Scope[] {
   if (requested === undefined || requested.length === 0) return [...SCOPES];
   const unknown = requested.filter((scope) => !isScope(scope));

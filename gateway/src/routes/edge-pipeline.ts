@@ -45,7 +45,7 @@ export function servedVersion(res: Response): ServiceVersion {
 }
 
 /**
- * The public edge for every authenticated path, in the order of DECISIONS.md: authentication,
+ * The public edge for every authenticated path, in the order of record 0255: authentication,
  * Service-Version, rate limit, route, scope and environment, JSON body, Idempotency-Key,
  * validation against the contract, idempotency, then the owning service. A route the gateway
  * owns goes on, with the caller (`getCaller`) and the version (`servedVersion`) on the response's

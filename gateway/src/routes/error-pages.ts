@@ -66,7 +66,7 @@ function unknownCodePage(code: string): string {
   );
 }
 
-/** A person's request: prefers HTML to JSON and carries no key (DECISIONS.md, "Error links for people"). */
+/** A person's request: prefers HTML to JSON and carries no key (record 0257). */
 const isPerson = (req: Request) => req.headers.authorization === undefined && req.accepts(['application/json', 'text/html']) === 'text/html';
 
 /** `GET /v1/errors/<code>` as an HTML page for people; `limit` counts it like the other keyless pages. */

@@ -15,7 +15,7 @@ export interface RateLimitDeps {
 /**
  * Counts a request against a bucket and sets the rate-limit headers; `refuseIfLimited` then
  * answers 429 once the budget is spent. They are two steps so that the headers are on a response
- * the request gets for an earlier reason (DECISIONS.md puts the version check before the limit).
+ * the request gets for an earlier reason (record 0255 puts the version check before the limit).
  */
 export async function countRequest(deps: RateLimitDeps, res: Response, bucket: string, perMinute: number): Promise<RateLimitDecision> {
   const decision = await deps.edge.rateLimiter.consume(bucket, perMinute);

@@ -6,7 +6,7 @@ const tooLarge = (limit: number) =>
   new ApiError('invalid_parameter', { param: 'body', message: `The request body is larger than ${limit === MAX_BODY_BYTES ? '1 MiB' : `${limit} bytes`}.` });
 
 /**
- * Reads the raw body, refusing more than `limit` (1 MiB by DECISIONS.md) without buffering the excess.
+ * Reads the raw body, refusing more than `limit` (1 MiB by record 0255) without buffering the excess.
  * The bytes are kept as they came: they are hashed for idempotency and forwarded unchanged.
  * A body over the limit, declared or chunked, leaves the request flowing (Node discards the
  * rest once the answer is sent) rather than destroyed, so the client still reads the 400.

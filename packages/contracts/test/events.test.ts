@@ -15,7 +15,7 @@ const SPEC_EVENT_TYPES = [
   'api_key.revoked',
 ];
 
-/** Added since the specification (DECISIONS.md "Turn 4 additions"), after its nine. */
+/** Added since the specification (record 0258), after its nine. */
 const ADDED_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed', 'balance.low'];
 
 const refund = {

@@ -11,7 +11,7 @@ function operation(method: string, path: string): OperationObject {
   return found;
 }
 
-// Every endpoint of the specification, plus GET /v1/errors/{code}, the /v1/webhooks noun, the QR code and the test clocks of DECISIONS.md.
+// Every endpoint of the specification, plus GET /v1/errors/{code}, the /v1/webhooks noun, the QR code and the test clocks (records 0253 and 0257).
 const ENDPOINTS = [
   'GET /v1/version',
   'GET /v1/event_types',

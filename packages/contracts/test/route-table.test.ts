@@ -110,7 +110,7 @@ describe('route metadata', () => {
     expect(actual).toEqual(owners);
   });
 
-  it('requires the scopes of DECISIONS.md', () => {
+  it('requires the scopes of record 0254', () => {
     const scopes = Object.fromEntries(routeTable.map(({ key, metadata }) => [key, metadata.scopes]));
     expect(scopes).toEqual({
       getVersion: [],
@@ -151,7 +151,7 @@ describe('route metadata', () => {
     });
   });
 
-  // Beyond the specification, the event stream is for test keys too (DECISIONS.md).
+  // Beyond the specification, the event stream is for test keys too (record 0257).
   it('needs a key everywhere but openapi.json, and marks only /v1/test/* and the event stream test-only', () => {
     for (const { route, metadata } of routeTable) {
       expect(metadata.auth).toBe(route.path !== '/v1/openapi.json');

@@ -17,7 +17,7 @@ function decodePng(bytes: Buffer): string | undefined {
 }
 
 /**
- * The install helpers (DECISIONS.md "Beyond the specification") end to end through the public
+ * The install helpers (record 0257) end to end through the public
  * gateway, on PostgreSQL + NATS when configured, else PGlite + the in-process bus: the QR code
  * image crosses the gateway byte for byte, and the metadata filter passes the gateway's own
  * validation against the contract.

@@ -34,7 +34,7 @@ interface ListedEvent {
  * `/hooks/<vendor>` (and reconciliation running beside them, as it does in production), once
  * with every callback dropped (reconciliation alone).
  *
- * Live webhook endpoints need https and a public address (DECISIONS.md), which a test on the
+ * Live webhook endpoints need https and a public address (record 0253), which a test on the
  * loopback cannot have; the account's events are read where `pnpm cli listen` reads them, from
  * the event list and stream of the live key, which carry the same events a webhook endpoint gets.
  */

@@ -13,7 +13,7 @@ const DAY = 86_400;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * Test clocks (DECISIONS.md "Beyond the specification") through the public gateway, which routes
+ * Test clocks (record 0257) through the public gateway, which routes
  * them by the contract alone, on PostgreSQL + NATS when configured, else PGlite + the in-process
  * bus: the clock routes with their errors, scope and test/live boundary, and eSIMs that live in a
  * clock's time, expired by its advance with one `esim.expired` each in the events API.

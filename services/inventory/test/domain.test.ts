@@ -19,7 +19,7 @@ describe('the state machine', () => {
     expired: [],
   };
 
-  it('is the table of DECISIONS.md', () => {
+  it('is the table of record 0252', () => {
     expect(TRANSITIONS).toEqual(table);
   });
 

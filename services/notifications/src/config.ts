@@ -45,14 +45,14 @@ const onOff = (fallback: boolean) =>
 export const configSchema = serviceConfigSchema(8084)
   .extend({
     CURSOR_SECRET: cursorSecretSchema,
-    /** A delivery fails when no answer comes within this time (DECISIONS.md: 15 s). */
+    /** A delivery fails when no answer comes within this time (record 0253: 15 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
     /** A delivery fails when the connection (TCP, and TLS for https) is not made within this time. */
     WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(3_000),
     /**
      * A delivery fails when no byte of the answer comes within this time of the connection. Unset,
      * the answer's whole window (WEBHOOK_TIMEOUT_MS): a receiver that works before it answers sends
-     * its first byte with its answer, and DECISIONS.md promises success to any 2xx within 15 s.
+     * its first byte with its answer, and record 0253 promises success to any 2xx within 15 s.
      */
     WEBHOOK_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
     /** A delivery fails when its host's name is not resolved within this time (our own resolver, not getaddrinfo). */
@@ -124,7 +124,7 @@ export const configSchema = serviceConfigSchema(8084)
     WEBHOOK_SECRET_KEY_PREVIOUS: z.string().optional(),
     /**
      * Test endpoints may reach loopback and private addresses (an integrator's laptop: `pnpm start`
-     * turns it on). Off, they obey the live address policy, http still allowed (DECISIONS.md "Webhooks").
+     * turns it on). Off, they obey the live address policy, http still allowed (record 0253).
      */
     WEBHOOK_ALLOW_PRIVATE: onOff(false),
     /** At most this many endpoints (not deleted) per account and environment. */
@@ -140,7 +140,7 @@ export const configSchema = serviceConfigSchema(8084)
       .default(30 * 86_400_000),
     /** How often a delivery worker prunes what has outlived the retention. */
     RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1).default(3_600_000),
-    /** An open event stream sends a comment line this often (DECISIONS.md: 15 s). */
+    /** An open event stream sends a comment line this often (record 0253: 15 s). */
     STREAM_KEEPALIVE_MS: z.coerce.number().int().min(1).default(15_000),
     /** An open event stream reads the log this often even without a notice (a lost notice costs this much). */
     STREAM_POLL_INTERVAL_MS: z.coerce.number().int().min(1).default(1_500),

@@ -7,7 +7,7 @@ import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
 import { appleInstallUrl, esimSchema } from '../schemas/esim.ts';
 import { titled } from '../schemas/titled.ts';
 
-// `data` of each event type (DECISIONS.md "Events" and "Usage").
+// `data` of each event type (records 0253, 0252).
 
 /**
  * The eSIM in event data. Events are kept and replayed for 30 days, so one recorded before eSIMs

@@ -53,7 +53,7 @@ export const HEADER_PARAMETER_REFS: Record<string, string> = {
 
 const integer: SchemaObject = { type: 'integer', minimum: 0 };
 
-/** Response headers (DECISIONS.md "Formats", "Rate limit", "Idempotency", "Versioning"). */
+/** Response headers (records 0250, 0255). */
 export const RESPONSE_HEADER_COMPONENTS = {
   RequestId: {
     description: 'The id of this request (`req_...`); quote it to support.',

@@ -18,7 +18,7 @@ export function errorResponses<const C extends ErrorCode>(codes: readonly C[]): 
 
 /**
  * Every mutating call can fail on its Idempotency-Key: absent, not 8 to 128 characters (invalid_parameter,
- * `param: "Idempotency-Key"`), or already used for another request (DECISIONS.md "Order of checks").
+ * `param: "Idempotency-Key"`), or already used for another request (record 0255).
  */
 export const IDEMPOTENCY_ERROR_CODES = ['idempotency_key_required', 'invalid_parameter', 'idempotency_key_reused'] as const satisfies readonly ErrorCode[];
 type IdempotencyErrorCode = (typeof IDEMPOTENCY_ERROR_CODES)[number];

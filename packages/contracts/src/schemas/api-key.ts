@@ -3,7 +3,7 @@ import { API_KEY_STATUSES, SCOPES } from './enums.ts';
 import { ID_PREFIXES, environmentSchema, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
 
-/** An API key record; the secret is never part of it (DECISIONS.md). */
+/** An API key record; the secret is never part of it (record 0251). */
 export const apiKeySchema = titled(
   'ApiKey',
   z.object({

@@ -1,4 +1,4 @@
-// The closed value sets of the API (specification + DECISIONS.md).
+// The closed value sets of the API (the specification and records 0250-0258).
 export const ESIM_STATES = ['released', 'installed', 'active', 'suspended', 'expired'] as const;
 export type EsimState = (typeof ESIM_STATES)[number];
 

@@ -2,7 +2,7 @@ import { openApiOverride } from './openapi-override.ts';
 import { z } from 'zod';
 import { titled } from './titled.ts';
 
-/** Stripe's limits on metadata (DECISIONS.md "Beyond the specification"). */
+/** Stripe's limits on metadata (record 0257). */
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 } as const;
 
 /** How errors name one key: `metadata[key]`, the way the list filter spells it in a query string. */

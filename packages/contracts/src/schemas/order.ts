@@ -5,7 +5,7 @@ import { metadataSchema } from './metadata.ts';
 import { ID_PREFIXES, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
 
-/** The 201 of POST /v1/esim: the order and the eSIMs it created (DECISIONS.md). */
+/** The 201 of POST /v1/esim: the order and the eSIMs it created (record 0251). */
 export const orderSchema = titled(
   'Order',
   z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENVIRONMENTS } from './enums.ts';
 
 /**
- * Id prefixes of DECISIONS.md "Formats", plus `msgatt` for webhook delivery attempts, `clock` for test clocks,
+ * Id prefixes of record 0250, plus `msgatt` for webhook delivery attempts, `clock` for test clocks,
  * `btx` for balance transactions and `re` for refunds.
  */
 export const ID_PREFIXES = {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ID_PREFIXES, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
 
-/** What POST /v1/events/replay queued (DECISIONS.md "Replay"). */
+/** What POST /v1/events/replay queued (record 0253). */
 export const replaySchema = titled(
   'Replay',
   z.object({

@@ -14,10 +14,10 @@ import { accessLog } from './access-log.ts';
 import { requestId } from './request-id.ts';
 import { refuseUnstorableInput } from './unstorable-input.ts';
 
-/** The largest request body accepted anywhere (DECISIONS.md "Limits not shown"). */
+/** The largest request body accepted anywhere (record 0255). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Idempotency records are kept 24 hours (DECISIONS.md "Idempotency"). */
+/** Idempotency records are kept 24 hours (record 0255). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
 /** A claim whose holder died is taken over after this; the holder renews it while it works. */
 export const DEFAULT_IDEMPOTENCY_LEASE_MS = 10_000;

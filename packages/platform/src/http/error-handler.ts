@@ -17,7 +17,7 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** Maps errors raised by express's body parser to the catalogue (DECISIONS.md "Limits"). */
+/** Maps errors raised by express's body parser to the catalogue (record 0255). */
 function fromBodyParser(error: BodyParserError): ApiError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':

@@ -7,6 +7,7 @@ export * from './metrics-auth.ts';
 export * from './request-id.ts';
 export * from './ts-rest.ts';
 export * from './internal-client.ts';
+export * from './internal-errors.ts';
 export * from './unstorable-input.ts';
 export * from './client-error.ts';
 export * from './response-headers.ts';

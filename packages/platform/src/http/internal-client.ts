@@ -1,27 +1,11 @@
-import { ApiError, INTERNAL_HEADERS, apiErrorFromZod, errorResponseSchema, isErrorCode, isZodSchema } from '@connectivity/contracts';
+import { INTERNAL_HEADERS, apiErrorFromZod, isZodSchema } from '@connectivity/contracts';
 import type { AppRoute } from '@ts-rest/core';
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import { UpstreamFailure, errorFromResponse, upstreamFailureOf } from './internal-errors.ts';
 import type { z, ZodTypeAny } from 'zod';
 import { currentRequestId } from '../request-context.ts';
 import { newId } from '../ids.ts';
 import type { Caller } from './internal-auth.ts';
-
-/**
- * How a call ended when no response came back. `notSent`: the connection was never made, so the
- * service certainly did not run; otherwise (a reset, a timeout) the outcome is unknown.
- */
-export class UpstreamFailure extends Error {
-  override readonly name = 'UpstreamFailure';
-  readonly service: string;
-  readonly notSent: boolean;
-  readonly timedOut: boolean;
-  constructor(service: string, options: { notSent: boolean; timedOut: boolean; cause: unknown }) {
-    super(options.timedOut ? `${service} did not answer in time` : `${service} could not be reached`, { cause: options.cause });
-    this.service = service;
-    this.notSent = options.notSent;
-    this.timedOut = options.timedOut;
-  }
-}
 
 export interface RawRequest {
   method: string;
@@ -82,9 +66,6 @@ const streamAgent: Dispatcher = new Agent({ keepAliveTimeout: 4_000, keepAliveMa
 // Decodes as undici's `text()` does (UTF-8, a leading BOM dropped, bad bytes replaced).
 const utf8 = new TextDecoder();
 
-// Errors that mean the connection was never made, so the request cannot have been processed.
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
 /**
  * A path segment from a value: percent-encoded, and `.`/`..` (which URL parsers collapse) encoded
  * too, so no value can change which route a path names.
@@ -111,31 +92,6 @@ function searchOf(query: unknown): string {
     for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) search.append(key, String(item));
   }
   return search.toString();
-}
-
-/**
- * The service's error object as the same ApiError (with the answer's `Retry-After`, to pass on);
- * anything else is the service failing.
- */
-export function errorFromResponse(service: string, status: number, body: string, headers: Record<string, string> = {}): Error {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    parsed = undefined;
-  }
-  const result = errorResponseSchema.safeParse(parsed);
-  if (result.success && isErrorCode(result.data.error.code)) {
-    const { code, message, param, detail } = result.data.error;
-    const retryAfter = headers['retry-after'];
-    return new ApiError(code, {
-      message,
-      ...(param !== undefined && { param }),
-      ...(detail !== undefined && { detail }),
-      ...(retryAfter !== undefined && { retryAfter }),
-    });
-  }
-  return new Error(`${service} answered ${status} without an error object`);
 }
 
 /**
@@ -236,7 +192,7 @@ export function createInternalClient(options: InternalClientOptions) {
         },
       };
     } catch (error) {
-      throw classify(options.service, error);
+      throw upstreamFailureOf(options.service, error);
     } finally {
       clearTimeout(timer);
     }
@@ -261,7 +217,7 @@ export function createInternalClient(options: InternalClientOptions) {
       });
       return { status: response.statusCode, headers: headersOf(response), body: response.body };
     } catch (error) {
-      throw classify(options.service, error);
+      throw upstreamFailureOf(options.service, error);
     }
   }
 
@@ -298,11 +254,3 @@ export function createInternalClient(options: InternalClientOptions) {
 }
 
 export type InternalClient = ReturnType<typeof createInternalClient>;
-
-function classify(service: string, error: unknown): UpstreamFailure {
-  const name = error instanceof Error ? error.name : '';
-  const timedOut =
-    name === 'TimeoutError' || name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError;
-  const code = (error as { code?: string } | undefined)?.code ?? (error as { cause?: { code?: string } } | undefined)?.cause?.code;
-  return new UpstreamFailure(service, { notSent: !timedOut && code !== undefined && NOT_SENT_CODES.has(code), timedOut, cause: error });
-}

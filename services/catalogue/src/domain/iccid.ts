@@ -1,5 +1,5 @@
 /**
- * ICCIDs of DECISIONS.md "Formats": `89` (telecom) + `882` (international) + a 2-digit issuer
+ * ICCIDs of record 0250: `89` (telecom) + `882` (international) + a 2-digit issuer
  * + 11 serial digits + one Luhn check digit over the first 18.
  */
 export const ICCID_PREFIX = '89882';

@@ -1,7 +1,7 @@
 import type { Region } from '@connectivity/contracts';
 
 /**
- * The member countries (ISO 3166-1 alpha-2) of each region of DECISIONS.md, as a regional
+ * The member countries (ISO 3166-1 alpha-2) of each region of record 0256, as a regional
  * bundle covers them. `global` is the union of the others: the countries a global bundle covers.
  */
 export const REGION_COUNTRIES: Readonly<Record<Exclude<Region, 'global'>, readonly string[]>> = {

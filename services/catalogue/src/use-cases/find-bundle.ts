@@ -13,7 +13,7 @@ export async function findBundle(deps: CatalogueDeps, caller: Caller, name: stri
     return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
   }
   await assertLiveOrdering(deps, caller.accountId);
-  // DECISIONS.md "Catalogue": with no supplier configured, live orders are refused.
+  // With no supplier configured, live orders are refused (record 0256).
   if (deps.suppliers.live.vendor === undefined) {
     throw new ApiError('supplier_refused', { message: 'No live supplier is configured: live orders cannot be placed.' });
   }

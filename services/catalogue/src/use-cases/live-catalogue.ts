@@ -19,7 +19,7 @@ export interface CatalogueDeps {
 }
 
 /**
- * The operator's switch (DECISIONS.md "When the rarer codes occur"): off, the account's live
+ * The operator's switch (record 0256): off, the account's live
  * catalogue and live orders are refused before the supplier is asked. Suspend, resume and
  * cancel of eSIMs it already has stay possible.
  */

@@ -22,7 +22,7 @@ export async function purchaseProfiles(
   // Checked again here: the switch may have been turned off since the bundle was looked up.
   if (caller.environment === 'live') await assertLiveOrdering(deps, caller.accountId);
   const supplier = deps.suppliers[caller.environment];
-  // DECISIONS.md "Catalogue": with no supplier configured, live orders are refused.
+  // With no supplier configured, live orders are refused (record 0256).
   if (supplier.live && supplier.vendor === undefined) {
     throw new ApiError('supplier_refused', { message: 'No live supplier is configured: live orders cannot be placed.' });
   }

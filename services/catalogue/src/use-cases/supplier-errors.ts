@@ -7,8 +7,8 @@ const DEFAULT_RETRY_SECONDS = 5;
 const retryAfter = (error: SupplierError): string => String(Math.max(1, error.retryAfterSeconds ?? DEFAULT_RETRY_SECONDS));
 
 /**
- * Supplier failures as the API reports them (DECISIONS.md "Catalogue", "When the rarer codes
- * occur" and "Turn 4 additions"): `supplier_unavailable` (down, timed out, our limiter, the circuit
+ * Supplier failures as the API reports them (records 0256 and
+ * 0258): `supplier_unavailable` (down, timed out, our limiter, the circuit
  * open) with `Retry-After` on every 503; `supplier_refused` only where the vendor said no. The
  * supplier's own words stay in our logs, not in the response.
  */

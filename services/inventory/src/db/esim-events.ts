@@ -15,7 +15,7 @@ const eventOf = (change: EsimChange): NewInventoryEvent => ({
 
 /**
  * Writes the events of `changes` to the outbox in the transaction that made the changes, so
- * they are published if and only if it commits (DECISIONS.md "Events"). `now` is when they
+ * they are published if and only if it commits (record 0253). `now` is when they
  * happened: the real time, or the test clock's time for an eSIM on a clock.
  */
 export async function recordEsimEvents(trx: Knex.Transaction, changes: readonly EsimChange[], now = new Date()): Promise<void> {

@@ -32,7 +32,7 @@ export function inventoryEvent(event: NewInventoryEvent, now: Date): InternalEve
   };
 }
 
-/** Writes the event to the outbox in the transaction of the change that causes it (DECISIONS.md "Events"). */
+/** Writes the event to the outbox in the transaction of the change that causes it (record 0253). */
 export async function addEvent(trx: Knex.Transaction, event: NewInventoryEvent, now: Date): Promise<void> {
   await outbox.add(trx, outboxEntry(inventoryEvent(event, now)));
 }

@@ -1,6 +1,6 @@
 import { ApiError, METADATA_LIMITS, type Metadata } from '@connectivity/contracts';
 
-// Metadata rules beyond the shape the contract checks (DECISIONS.md "Beyond the specification").
+// Metadata rules beyond the shape the contract checks (record 0257).
 
 /** Metadata given at purchase: a key set to `""` is simply not set. */
 export function initialMetadata(input: Metadata | undefined): Metadata {

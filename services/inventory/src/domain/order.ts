@@ -24,7 +24,7 @@ export function priceOrder(bundle: Pick<InternalBundle, 'price_cents'>, quantity
   return { price_cents: bundle.price_cents, total_cents: bundle.price_cents * quantity, currency: 'USD', rated: environment === 'live' };
 }
 
-/** Whether the bundle can be ordered in `environment` (DECISIONS.md "When the rarer codes occur"). */
+/** Whether the bundle can be ordered in `environment` (record 0256). */
 export function assertOrderable(bundle: Pick<InternalBundle, 'name' | 'retired' | 'environments'>, environment: Environment): void {
   if (bundle.retired) {
     throw new ApiError('capability_not_orderable', { message: `The bundle \`${bundle.name}\` is retired and can no longer be ordered.` });
@@ -34,7 +34,7 @@ export function assertOrderable(bundle: Pick<InternalBundle, 'name' | 'retired' 
   }
 }
 
-/** A live account must be verified before it can hold money for an order (DECISIONS.md "Catalogue"). */
+/** A live account must be verified before it can hold money for an order (record 0256). */
 export function assertVerified(account: { verified: boolean } | undefined): void {
   if (account?.verified) return;
   throw new ApiError('verification_required', { message: 'Live orders need a verified account; contact support to verify it.' });

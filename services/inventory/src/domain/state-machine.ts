@@ -1,6 +1,6 @@
 import { ApiError, type Environment, type EsimState } from '@connectivity/contracts';
 
-/** DECISIONS.md "eSIM life cycle": the moves out of each state. `expired` is final. */
+/** The moves out of each state (record 0252). `expired` is final. */
 export const TRANSITIONS: Readonly<Record<EsimState, readonly EsimState[]>> = {
   released: ['installed', 'expired'],
   installed: ['active', 'expired'],

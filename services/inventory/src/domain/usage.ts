@@ -21,7 +21,7 @@ export interface UsageOutcome<S extends UsageSubject> {
 }
 
 /**
- * Applies `bytes` of usage (DECISIONS.md "Usage" and "Service moves"): a released or installed
+ * Applies `bytes` of usage (record 0252): a released or installed
  * eSIM is first installed and activated, usage is cut off at the limit, each threshold fires
  * once in order, and reaching the limit expires the eSIM (`data_exhausted`). Each step carries the eSIM as it
  * was right after that step. Suspended and expired eSIMs take no usage.
@@ -59,7 +59,7 @@ export function applyUsage<S extends UsageSubject>(esim: S, bytes: number): Usag
   return { esim: current, steps };
 }
 
-/** Usage on a suspended or expired eSIM: 400 `invalid_parameter` on `esim` (DECISIONS.md). */
+/** Usage on a suspended or expired eSIM: 400 `invalid_parameter` on `esim` (record 0252). */
 export function usageRefused(state: 'suspended' | 'expired'): ApiError {
   return new ApiError('invalid_parameter', {
     param: 'esim',

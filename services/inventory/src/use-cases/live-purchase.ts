@@ -41,7 +41,7 @@ export interface LiveOrderInput {
 /** How long after an in-doubt window the worker looks at an intent nobody retried. */
 const AFTER_DOUBT_MS = 30_000;
 
-/** 503 `supplier_unavailable` with the wait in `Retry-After` (DECISIONS.md "Turn 4 additions"). */
+/** 503 `supplier_unavailable` with the wait in `Retry-After` (record 0258). */
 export function supplierUnavailable(message: string, retryAfterSeconds: number): ApiError {
   return new ApiError('supplier_unavailable', { message, retryAfter: String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 }

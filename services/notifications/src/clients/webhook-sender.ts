@@ -14,7 +14,7 @@ export interface SendRequest {
   policy: EgressPolicy;
   headers: Record<string, string>;
   body: string;
-  /** The whole answer, from the connection's start to the status (DECISIONS.md: 15 s). */
+  /** The whole answer, from the connection's start to the status (record 0253: 15 s). */
   timeoutMs: number;
   /** The connection: TCP connect and, for https, the TLS handshake. */
   connectTimeoutMs: number;

@@ -5,7 +5,7 @@ import { acquireStreamLease, releaseStreamLease } from './stream-leases-reposito
 
 /**
  * The leases of the streams this instance serves: at most `maxPerKey` open streams per API key
- * across every instance (DECISIONS.md "Turn 3 additions"). Each is a row renewed while the stream
+ * across every instance (record 0257). Each is a row renewed while the stream
  * is open (see workers/stream-lease-renewal.ts) and deleted when it closes.
  */
 export class StreamLeases {

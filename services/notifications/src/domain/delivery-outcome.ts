@@ -3,7 +3,7 @@ import type { WebhookAttemptError } from '@connectivity/contracts';
 /**
  * What one HTTP answer (or the lack of one) means for a delivery: success on any 2xx; a
  * `Retry-After` on 429/503 is honoured; 410 Gone means the receiver wants nothing more, so the
- * endpoint is disabled at once (DECISIONS.md "Webhooks").
+ * endpoint is disabled at once (record 0253).
  */
 export type AttemptResult =
   | { kind: 'response'; statusCode: number; retryAfter: string | undefined; durationMs: number }

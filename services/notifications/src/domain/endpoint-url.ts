@@ -29,7 +29,7 @@ export const notPublicUrl = () => invalidUrl(NOT_PUBLIC_MESSAGE);
 /**
  * The rules an endpoint URL must meet before any DNS lookup: http(s) only, no credentials in it;
  * live endpoints need https; under the `public` policy the host must not be a refused name or a
- * non-public address literal (DECISIONS.md "Webhooks"). Returns the URL in its normalised form,
+ * non-public address literal (record 0253). Returns the URL in its normalised form,
  * which is also what duplicates are compared on.
  */
 export function checkEndpointUrl(raw: string, environment: Environment, policy: EgressPolicy): URL {

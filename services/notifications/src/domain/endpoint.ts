@@ -37,7 +37,7 @@ export const endpointNotFound = (id: string) => new ApiError('resource_not_found
 
 /**
  * The caller may reach the endpoint: another account's (or an unknown id) is 404, the same
- * account's in the other environment is 403 (DECISIONS.md "Authentication and keys").
+ * account's in the other environment is 403 (record 0254).
  */
 export function assertOwnEndpoint(endpoint: EndpointRecord | undefined, caller: { environment: Environment }, id: string): EndpointRecord {
   if (!endpoint) throw endpointNotFound(id);

@@ -1,6 +1,6 @@
 import { ApiError, type Environment } from '@connectivity/contracts';
 
-/** Only the sandbox has a stream (DECISIONS.md "Beyond the specification"): live events get no entries. */
+/** Only the sandbox has a stream (record 0257): live events get no entries. */
 export const STREAMED_ENVIRONMENT: Environment = 'test';
 
 /** A caller of another environment has no stream to open: refused whatever else it sent. */

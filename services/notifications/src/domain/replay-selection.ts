@@ -3,13 +3,13 @@ import { ApiError } from '@connectivity/contracts';
 /** Replayed when the caller names neither `since` nor `event`. */
 export const DEFAULT_REPLAY_WINDOW_SECONDS = 24 * 3_600;
 
-/** The oldest a replay may reach back (DECISIONS.md "Turn 3 additions": a replay covers at most 30 days). */
+/** The oldest a replay may reach back (record 0257: a replay covers at most 30 days). */
 export const MAX_REPLAY_WINDOW_SECONDS = 30 * 86_400;
 
 export type ReplaySelection = { kind: 'event'; eventId: string } | { kind: 'since'; since: number };
 
 /**
- * What `POST /v1/events/replay` replays (DECISIONS.md "Replay"): one event by id, every event
+ * What `POST /v1/events/replay` replays (record 0253): one event by id, every event
  * created at or after `since` (Unix seconds, at most 30 days back), or with neither the last 24
  * hours. Both at once is ambiguous, so it is refused rather than guessed at.
  */

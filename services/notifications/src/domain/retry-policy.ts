@@ -1,5 +1,5 @@
 /**
- * When a failed webhook delivery is tried again (DECISIONS.md "Webhooks"): the Standard Webhooks
+ * When a failed webhook delivery is tried again (record 0253): the Standard Webhooks
  * schedule, spread by jitter so endpoints that failed together do not all retry in the same
  * instant, and never sooner than a `Retry-After` the receiver asked for.
  */

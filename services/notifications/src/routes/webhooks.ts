@@ -13,7 +13,7 @@ const s = initServer();
 
 export type WebhookRoutesDeps = CreateWebhookDeps & { cursors: CursorCodec };
 
-/** The /v1/webhooks noun of DECISIONS.md. */
+/** The /v1/webhooks noun (record 0253). */
 export function webhookRouter(deps: WebhookRoutesDeps) {
   return s.router(contract.webhooks, {
     createWebhook: async ({ body, res }) => {

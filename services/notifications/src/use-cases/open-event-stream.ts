@@ -9,7 +9,7 @@ import type { StreamHubs } from '../workers/stream-hub.ts';
 import { subscribeStream } from './subscribe-stream.ts';
 
 export interface StreamTimings {
-  /** A comment line this often keeps an idle stream open (DECISIONS.md: 15 s). */
+  /** A comment line this often keeps an idle stream open (record 0257: 15 s). */
   keepaliveMs: number;
   /** The log is read this often even without a notice, in case one was lost. */
   safetyPollMs: number;

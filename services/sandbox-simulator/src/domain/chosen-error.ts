@@ -14,7 +14,7 @@ export function chosenError(input: { code: string; param?: string | undefined; m
     });
   }
   const error = new ApiError(input.code, { param: input.param, message: input.message });
-  // Every 429 and 503 carries Retry-After (DECISIONS.md "Rate limit"), the simulated ones too, so
+  // Every 429 and 503 carries Retry-After (record 0255), the simulated ones too, so
   // a client's back-off can be tested against them.
   return error.status === 429 || error.status === 503
     ? new ApiError(input.code, { param: input.param, message: input.message, retryAfter: SIMULATED_RETRY_AFTER_SECONDS })
