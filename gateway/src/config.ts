@@ -62,12 +62,17 @@ const trustProxySchema = z.preprocess(
 
 /** The gateway's environment: the common variables, where each service lives, limits, admin API. */
 export const configSchema = serviceConfigSchema(8080).extend({
+  /** Where catalogue listens. */
   CATALOGUE_URL: z.string().url().default('http://127.0.0.1:8081'),
+  /** Where inventory listens. */
   INVENTORY_URL: z.string().url().default('http://127.0.0.1:8082'),
+  /** Where sandbox-simulator listens. */
   SANDBOX_SIMULATOR_URL: z.string().url().default('http://127.0.0.1:8083'),
+  /** Where notifications listens. */
   NOTIFICATIONS_URL: z.string().url().default('http://127.0.0.1:8084'),
   /** How long the gateway waits for a service before answering with an error. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Proxies in front of the gateway whose `X-Forwarded-For` names the client: a hop count (`1` behind one ingress) or addresses and subnets (`10.0.0.0/8,loopback`); unset, the socket's address is the client's. */
   TRUST_PROXY: trustProxySchema,
   /** Requests per minute per API key; an account may have its own value (set by the operator). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
@@ -103,11 +108,13 @@ export const configSchema = serviceConfigSchema(8080).extend({
     .default(24),
   /** How long a stored idempotent response is replayed (record 0255: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /** The deprecation timetable as JSON, e.g. `{"2026-09-01":{"deprecation":"2027-03-01","sunset":"2027-09-01"}}`: requests on a version with a date get `Deprecation`, `Sunset` and `Link`. */
   SERVICE_VERSION_TIMETABLE: timetableSchema,
   /** The signing secret of list cursors (GET /v1/api_keys); required with a database server. */
   CURSOR_SECRET: z.preprocess(emptyToUndefined, z.string().min(32).optional()),
   /** The operator admin API: its own listener, loopback by default, bearer-token protected. */
   ADMIN_HOST: z.string().default('127.0.0.1'),
+  /** The admin listener's port (`pnpm cli` talks to it). */
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   /** Generated at start when unset, and written with the admin URL to DATA_DIR/admin.json. */
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(24).optional()),
@@ -125,6 +132,7 @@ export const configSchema = serviceConfigSchema(8080).extend({
       .regex(/^sk_test_[0-9A-Za-z]{24,128}$/)
       .optional(),
   ),
+  /** The live key of the embedded dev account (`sk_live_…`); generated when unset. */
   DEV_LIVE_KEY: z.preprocess(
     emptyToUndefined,
     z

@@ -8,14 +8,21 @@ const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().
 
 /** What the launcher itself reads; each service still parses its own variables. */
 export const launcherConfigSchema = commonConfigSchema.extend({
+  /** The gateway's port; the distributed form puts the services on PORT + 1 … + 4. */
   PORT: port(8080),
+  /** The address the gateway listens on. */
   HOST: z.string().default('0.0.0.0'),
+  /** Signs list cursors; made up per run when unset (set it to keep cursors valid across restarts). */
   CURSOR_SECRET: cursorSecretSchema,
+  /** Seals webhook signing secrets at rest (64 hex characters); kept in DATA_DIR for a local run when unset. */
   WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+  /** The test key of the dev account made at start (`sk_test_…`); generated when unset. */
   DEV_TEST_KEY: z.string().startsWith('sk_test_').optional(),
+  /** The live key of the dev account made at start (`sk_live_…`); generated when unset. */
   DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
   /** Start the fake of this vendor in-process and make it the live supplier (`airalo` or `esim-go`). */
   FAKE_SUPPLIER: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['airalo', 'esim-go']).optional()),
+  /** The port of the in-process vendor fake (FAKE_SUPPLIER). */
   FAKE_SUPPLIER_PORT: port(8099),
   /**
    * `pnpm start:distributed`: where the four services listen (their peers and the gateway reach
@@ -34,6 +41,7 @@ export const launcherConfigSchema = commonConfigSchema.extend({
       .regex(/^[a-z_][a-z0-9_]*$/, 'lower-case letters, digits and _')
       .optional(),
   ),
+  /** The bearer token of the gateway's admin listener (`pnpm cli`); generated for a local run when unset, required in production. */
   ADMIN_TOKEN: optionalText,
   // `pnpm start:distributed`: each caller's internal token, each service's database login and
   // each NATS user's password (distributed-env.ts; made up in development, required in production).

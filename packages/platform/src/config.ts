@@ -37,7 +37,9 @@ export const port = (fallback: number) => z.coerce.number().int().min(0).max(655
 
 /** The variables every process of the service shares. */
 export const commonConfigSchema = z.object({
+  /** `production` makes secrets, internal credentials and the metrics token required, and refuses weak ones (record 0226). */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** The pino level of the logs (JSON lines on stdout). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** PostgreSQL; unset = the embedded PGlite under DATA_DIR. */
   DATABASE_URL: optionalUrl,
@@ -62,10 +64,12 @@ export const commonConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -')
     .default('EVENTS'),
+  /** A prefix for every subject of this deployment: dot-terminated tokens (e.g. `staging.`); see NATS_STREAM. */
   NATS_SUBJECT_PREFIX: z
     .string()
     .regex(/^([A-Za-z0-9_-]+\.)*$/, 'must be dot-terminated tokens, e.g. `staging.`')
     .default(''),
+  /** A prefix for every durable consumer of this deployment; see NATS_STREAM. */
   NATS_DURABLE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, _ or -')
@@ -76,6 +80,7 @@ export const commonConfigSchema = z.object({
    * no authentication.
    */
   NATS_USER: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** The password of NATS_USER (required with it). */
   NATS_PASSWORD: z.preprocess(emptyToUndefined, z.string().optional()),
   /** A CA bundle (PEM file): set, the connection to NATS must be TLS, verified against it. */
   NATS_TLS_CA_FILE: z.preprocess(emptyToUndefined, z.string().optional()),
@@ -84,6 +89,7 @@ export const commonConfigSchema = z.object({
    * certificate must be signed by it and name the host connected to (verify-full).
    */
   DATABASE_CA_FILE: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** Where the embedded database (PGlite) and the local webhook sealing key live. */
   DATA_DIR: z.string().min(1).default('./.data'),
   /**
    * This process's credential on the calls it makes to the services (each caller its own in
@@ -120,12 +126,16 @@ export type CommonConfig = z.infer<typeof commonConfigSchema>;
 
 /** OpenTelemetry's own standard variables, read once when tracing starts. */
 export const telemetryConfigSchema = z.object({
+  /** The service name on spans and metrics (each process adds its own component name). */
   OTEL_SERVICE_NAME: z.string().min(1).default('connectivity'),
+  /** Export traces and metrics over OTLP/HTTP (e.g. `http://localhost:4318`); unset: spans are made but not exported, and metrics are on `/metrics` alone. */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   /** `none` keeps metrics off OTLP even with an endpoint (they stay on `/metrics`). */
   OTEL_METRICS_EXPORTER: z.string().optional(),
+  /** How often metrics are pushed over OTLP, in ms. */
   OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(1_000).default(15_000),
   /** OTLP over HTTP as protobuf (the default: smaller, cheaper to encode) or as `http/json`. */
   OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(emptyToUndefined, z.enum(['http/protobuf', 'http/json']).optional()),
+  /** The OTLP protocol of metrics alone, when it differs from OTEL_EXPORTER_OTLP_PROTOCOL. */
   OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: z.preprocess(emptyToUndefined, z.enum(['http/protobuf', 'http/json']).optional()),
 });

@@ -15,16 +15,23 @@ export const configSchema = serviceConfigSchema(8081).extend({
   CURSOR_SECRET: cursorSecretSchema,
   /** The vendor live buys from; unset: live catalogue and orders answer 503 as before. */
   LIVE_SUPPLIER: z.preprocess(emptyToUndefined, z.enum(SUPPLIER_VENDORS).optional()),
+  /** Airalo's Partner API v2. */
   AIRALO_API_URL: url(AIRALO_DEFAULT_URL),
+  /** Airalo's OAuth2 client id (client credentials). */
   AIRALO_CLIENT_ID: secret,
   /** Also verifies Airalo's webhook signatures (HMAC-SHA512 keyed with it). */
   AIRALO_CLIENT_SECRET: secret,
+  /** eSIM Go's API v2.4. */
   ESIMGO_API_URL: url(ESIMGO_DEFAULT_URL),
   /** Also verifies eSIM Go's callback signatures (HMAC-SHA256 keyed with it). */
   ESIMGO_API_KEY: secret,
+  /** How long one call to the vendor may take before it counts as timed out (an order then stays in doubt, record 0159). */
   SUPPLIER_TIMEOUT_MS: positiveInt(5_000),
+  /** Retries of the vendor calls that are safe to repeat (reads), with backoff. */
   SUPPLIER_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  /** Vendor failures in a row (never our own limiter's refusals) that open the circuit breaker. */
   SUPPLIER_BREAKER_THRESHOLD: positiveInt(5),
+  /** How long the breaker stays open before one call tries the vendor again. */
   SUPPLIER_BREAKER_COOLDOWN_MS: positiveInt(30_000),
   /** Our margin over the supplier's cost, in percent. */
   SUPPLIER_MARGIN_PERCENT: z.coerce.number().min(0).max(1_000).default(30),

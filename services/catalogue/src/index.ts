@@ -1,4 +1,4 @@
 export { createApp } from './app.ts';
-export { loadConfig, type Config } from './config.ts';
+export { configSchema, loadConfig, type Config } from './config.ts';
 export { migrations } from './db/migrations/index.ts';
 export { catalogueService, createContext, type CatalogueContext } from './service.ts';

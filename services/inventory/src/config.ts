@@ -9,19 +9,23 @@ export const configSchema = serviceConfigSchema(8082).extend({
   CURSOR_SECRET: cursorSecretSchema,
   /** catalogue's base URL: bundles for orders, and live supply. */
   CATALOGUE_URL: z.string().url().default('http://127.0.0.1:8081'),
+  /** How long inventory waits for catalogue (a live purchase included) before the call counts as timed out. */
   CATALOGUE_TIMEOUT_MS: positiveInt(15_000),
   /** How often the expiry sweeper looks for eSIMs past their validity. */
   SWEEPER_INTERVAL_MS: positiveInt(15_000),
+  /** eSIMs the expiry sweeper moves per transaction. */
   SWEEPER_BATCH_SIZE: positiveInt(200),
   /** How often the worker looks for supplier profiles of unrecorded orders to release. */
   RELEASE_POLL_INTERVAL_MS: positiveInt(5_000),
   /** First retry delay of a failed release (doubling each time), and the longest. */
   RELEASE_RETRY_BASE_MS: positiveInt(5_000),
+  /** The longest wait between two tries of a failed release. */
   RELEASE_RETRY_MAX_MS: positiveInt(3_600_000),
   /** How often the inbox of supplier callbacks is polled when no callback woke it. */
   SUPPLIER_REPORTS_POLL_INTERVAL_MS: positiveInt(5_000),
   /** How long an applied supplier report stays in the inbox (for looking into a vendor's claims), and how often older ones are deleted. */
   SUPPLIER_REPORT_RETENTION_MS: positiveInt(7 * 86_400_000),
+  /** How often applied supplier reports past SUPPLIER_REPORT_RETENTION_MS are deleted. */
   SUPPLIER_REPORT_RETENTION_INTERVAL_MS: positiveInt(3_600_000),
   /**
    * Reconciliation (record 0151): every interval, one batch of live eSIMs not final is asked about
@@ -29,9 +33,11 @@ export const configSchema = serviceConfigSchema(8082).extend({
    * the vendor; the live eSIMs over it is how long a lost callback can go unnoticed.
    */
   SUPPLIER_RECONCILE_INTERVAL_MS: positiveInt(30_000),
+  /** Live eSIMs asked about at the vendor per reconciliation interval: the rate budget reconciliation spends (record 0151). */
   SUPPLIER_RECONCILE_BATCH: positiveInt(25),
   /** How long a live purchase is left to its request and retries before it is settled (record 0152). */
   PURCHASE_INTENT_CHECK_AFTER_MS: positiveInt(600_000),
+  /** How often the worker looks for purchases whose order was never recorded (record 0152). */
   PURCHASE_INTENT_POLL_INTERVAL_MS: positiveInt(60_000),
   /**
    * How long a purchase call that may have reached the vendor keeps its order in doubt when the vendor
@@ -42,6 +48,7 @@ export const configSchema = serviceConfigSchema(8082).extend({
   LIVE_ORDERS_IN_FLIGHT_PER_ACCOUNT: positiveInt(10),
   /** When a refund the vendor reviews (Airalo) is first looked at, and how often the refund worker runs (record 0158). */
   REFUND_CHECK_AFTER_MS: positiveInt(3_600_000),
+  /** How often the refund worker runs (record 0158). */
   REFUND_POLL_INTERVAL_MS: positiveInt(60_000),
   /**
    * The audit of the vendor's orders against ours (record 0161): how often it runs, how far back it
@@ -49,7 +56,9 @@ export const configSchema = serviceConfigSchema(8082).extend({
    * still be in flight before that).
    */
   SUPPLIER_ORDER_AUDIT_INTERVAL_MS: positiveInt(600_000),
+  /** How far back the audit reads the vendor's orders (record 0161). */
   SUPPLIER_ORDER_AUDIT_LOOKBACK_MS: positiveInt(86_400_000),
+  /** How old a vendor order must be before one with no order of ours is released (record 0161). */
   SUPPLIER_ORDER_AUDIT_MIN_AGE_MS: positiveInt(900_000),
   /** How often the outbox relay polls when nothing woke it. */
   OUTBOX_POLL_INTERVAL_MS: positiveInt(500),

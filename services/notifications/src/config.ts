@@ -44,6 +44,7 @@ const onOff = (fallback: boolean) =>
 /** notifications's environment, parsed once at boot (the platform's common variables + its own). */
 export const configSchema = serviceConfigSchema(8084)
   .extend({
+    /** Signs list cursors; shared by every instance (required with DATABASE_URL). */
     CURSOR_SECRET: cursorSecretSchema,
     /** A delivery fails when no answer comes within this time (record 0253: 15 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
@@ -111,6 +112,7 @@ export const configSchema = serviceConfigSchema(8084)
     DELIVERY_LEASE_MS: z.coerce.number().int().min(1).default(60_000),
     /** Event consumer: deliveries before a message that cannot be stored is dead-lettered. */
     EVENT_MAX_DELIVER: z.coerce.number().int().min(1).default(5),
+    /** Event consumer: the waits (ms, comma-separated) before a message that could not be stored is delivered again. */
     EVENT_REDELIVERY_BACKOFF_MS: msList([1_000, 10_000, 60_000]),
     /**
      * Seals webhook signing secrets at rest (AES-256-GCM): 32 bytes as hex or base64. Required

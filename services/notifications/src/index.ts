@@ -1,5 +1,5 @@
 export { createApp } from './app.ts';
-export { loadConfig, resolveSecretKey, type Config } from './config.ts';
+export { configSchema, loadConfig, resolveSecretKey, type Config } from './config.ts';
 export { migrations } from './db/migrations/index.ts';
 export { createNotificationsService, notificationsService, type NotificationsContext, type NotificationsOptions } from './service.ts';
 export type { ResolveHost } from './clients/public-host.ts';

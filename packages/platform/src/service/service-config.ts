@@ -9,8 +9,11 @@ const booleanFlag = z.preprocess((v) => (typeof v === 'string' ? ['1', 'true', '
 /** The common schema plus PORT/HOST, extended by each service with its own variables. */
 export const serviceConfigSchema = (defaultPort: number) =>
   commonConfigSchema.extend({
+    /** The port this process listens on (the distributed form gives each service the gateway's PORT + 1 … + 4). */
     PORT: port(defaultPort),
+    /** The address this process listens on. */
     HOST: z.string().default('0.0.0.0'),
+    /** Run this service's migrations at start (always on in the embedded form; in a deployment the migrate job runs them). */
     MIGRATE_ON_START: booleanFlag.default(false),
     /**
      * How long an idempotency claim outlives a process that died holding it (the holder renews it
