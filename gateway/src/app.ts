@@ -9,7 +9,7 @@ import { edgePipeline, type EdgeDeps } from './routes/edge-pipeline.ts';
 import { errorPageRoutes } from './routes/error-pages.ts';
 import { mountMetaRoutes } from './routes/meta.ts';
 import { supplierHookRoutes } from './routes/supplier-hooks.ts';
-import type { GatewayContext } from './service.ts';
+import type { GatewayContext } from './context.ts';
 import { applyAddressLimit } from './use-cases/rate-limit.ts';
 
 export type AppDeps = Pick<GatewayContext, 'db' | 'bus' | 'logger' | 'config' | 'edge'> & {

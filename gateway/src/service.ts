@@ -9,51 +9,22 @@ import {
   type StartedService,
 } from '@connectivity/platform';
 import { createApp } from './app.ts';
+import type { EdgeState, GatewayContext } from './context.ts';
 import { loadConfig, type Config } from './config.ts';
 import { keyChangeAnnouncer, startKeyChangeListener } from './consumers/key-changes.ts';
-import { gatewayIdempotency, keyReservations, type KeyReservations } from './db/idempotency-repository.ts';
+import { gatewayIdempotency, keyReservations } from './db/idempotency-repository.ts';
 import { KeyCache } from './db/key-cache.ts';
 import { KeyUse } from './db/key-use.ts';
 import { migrations } from './db/migrations/index.ts';
-import { createRateLimiter, rateLimitStoreOf, type RateLimiter } from './db/rate-limiter.ts';
+import { createRateLimiter, rateLimitStoreOf } from './db/rate-limiter.ts';
 import { RequestLog } from './db/request-log-buffer.ts';
 import { SCHEMA } from './db/schema.ts';
-import type { KeyChangeNotice } from './domain/key-change.ts';
 import { OpenStreams } from './domain/open-streams.ts';
 import { SpentBudgets } from './domain/spent-budgets.ts';
 import { startAdminListener } from './workers/admin-listener.ts';
 import { startKeyUseFlusher } from './workers/key-use-flusher.ts';
 import { startRequestLogFlusher } from './workers/request-log-flusher.ts';
 import { startRequestLogPurger } from './workers/request-log-purger.ts';
-
-/**
- * What the edge keeps in process so a request needs no database round trip in steady state. Made
- * without starting anything: the workers and the consumer below keep it current.
- */
-export interface EdgeState {
-  /** API keys in memory, dropped on every instance by the key-change notices. */
-  keys: KeyCache;
-  /** The event streams passed on now, closed when their key changes. */
-  streams: OpenStreams;
-  keyUse: KeyUse;
-  /** The per-account request log's buffer, written in batches. */
-  requestLog: RequestLog;
-  rateLimiter: RateLimiter;
-  /** Address buckets seen spent: refused from memory until their window ends. */
-  spentBudgets: SpentBudgets;
-  /** Idempotency keys noted against the request they were first used for, group-committed. */
-  reservations: KeyReservations;
-  /** Announces a key or account change to every instance (this one first). */
-  keysChanged: (notice: KeyChangeNotice) => void;
-}
-
-/** What the gateway's app and background work share. */
-export interface GatewayContext extends ServiceRuntime {
-  config: Config;
-  edge: EdgeState;
-  /** The operator admin API: its token (ADMIN_TOKEN, else a random one) and, once it listens, its URL. */
-  admin: { token: string; url: string };
-}
 
 function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
   const { knex } = runtime.db;

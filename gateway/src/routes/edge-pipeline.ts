@@ -12,7 +12,7 @@ import type { ResponseCache } from '../domain/response-cache.ts';
 import { hasScopes } from '../domain/scopes.ts';
 import { validateRequest } from '../domain/validate-request.ts';
 import { chooseVersion, deprecationHeaders, isServedVersion, type VersionTimetable } from '../domain/versions.ts';
-import type { EdgeState } from '../service.ts';
+import type { EdgeState } from '../context.ts';
 import { checkIdempotencyKey } from '../use-cases/check-idempotency-key.ts';
 import { forwardRequestOf, readThroughCache } from '../use-cases/forward-request.ts';
 import { logWhenAnswered, ROUTE_LOCAL } from '../use-cases/log-request.ts';

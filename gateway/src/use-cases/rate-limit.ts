@@ -3,7 +3,7 @@ import { domainMetrics } from '@connectivity/platform';
 import type { Request, Response } from 'express';
 import type { RateLimitDecision } from '../db/rate-limiter.ts';
 import { rateLimitHeaders, secondsUntil } from '../domain/rate-limit-headers.ts';
-import type { EdgeState } from '../service.ts';
+import type { EdgeState } from '../context.ts';
 import { setHeaders } from './response-headers.ts';
 
 /** What counting needs: the limiter, the buckets seen spent, and the default budget. */

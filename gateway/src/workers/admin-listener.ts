@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { closeServer, listen, MEMORY_DATA_DIR, type Stoppable } from '@connectivity/platform';
 import { createOperatorServices } from '../clients/operator-services.ts';
 import { createAdminApp } from '../routes/admin-app.ts';
-import type { GatewayContext } from '../service.ts';
+import type { GatewayContext } from '../context.ts';
 import { removeAdminFile, writeAdminFile } from './admin-file.ts';
 
 /**

@@ -4,7 +4,8 @@ import { buildService, createLogger, runMigrations, type Database, type Bus, typ
 import { createTestBus, createTestDatabase } from '@connectivity/platform/testing';
 import type { Express } from 'express';
 import { createAccount, gatewayService, loadConfig, migrations, type Config } from '../../src/index.ts';
-import { edgeConsumers, edgeWorkers, type EdgeState, type GatewayContext } from '../../src/service.ts';
+import type { EdgeState, GatewayContext } from '../../src/context.ts';
+import { edgeConsumers, edgeWorkers } from '../../src/service.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
 export const BASE_URL = 'https://api.example.test';

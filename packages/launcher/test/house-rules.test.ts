@@ -88,7 +88,66 @@ describe('the list of services', () => {
   });
 });
 
+/** The relative imports of each TypeScript file under `dir`, as a graph of files. */
+function importGraph(dir: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files(dir, (name) => name.endsWith('.ts'))) {
+    const targets = [...read(file).matchAll(/(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g)].map((match) => path.join(path.dirname(file), match[1]!));
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** The import cycles of a graph: its strongly connected parts of more than one file (Tarjan). */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, counter);
+    low.set(file, counter++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const part: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      part.push(member);
+    } while (member !== file);
+    if (part.length > 1) cycles.push(part.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe('the source', () => {
+  it('has no import cycle in a deployable or a package', () => {
+    expect(
+      cyclesOf(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['a.ts']],
+          ['c.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
+    // The fakes' control types still live beside their start-up; they are not part of the service.
+    const checked = sourceDirs.filter((dir) => dir !== 'packages/fake-suppliers');
+    expect(checked.flatMap((dir) => cyclesOf(importGraph(`${dir}/src`)))).toEqual([]);
+  });
+
   it('cites decision records, never a file outside the repository', () => {
     const outside = typescript.filter((file) => /DECISIONS\.md/.test(read(file)));
     expect(outside).toEqual([]);

@@ -12,7 +12,7 @@ import { internalBundlesRouter } from './routes/internal-bundles.ts';
 import { internalLiveOrderingRouter } from './routes/internal-live-ordering.ts';
 import { internalSupplyCallbacksRouter, internalSupplyRouter } from './routes/internal-supply.ts';
 import { listBundlesRouter } from './routes/list-bundles.ts';
-import type { CatalogueContext } from './service.ts';
+import type { CatalogueContext } from './context.ts';
 
 /** The catalogue HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(context: CatalogueContext): Express {

@@ -1,17 +1,11 @@
-import { createCursorCodec, type CursorCodec, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
+import { createCursorCodec, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
 import { createApp } from './app.ts';
+import type { CatalogueContext } from './context.ts';
 import { liveSupplierFromConfig } from './clients/suppliers/from-config.ts';
 import { createSimulatedSupplier } from './clients/suppliers/simulated.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { createSandboxBundles } from './db/sandbox-bundles.ts';
-import type { CatalogueDeps } from './use-cases/live-catalogue.ts';
-
-/** What catalogue's app and use cases share. */
-export interface CatalogueContext extends ServiceRuntime, CatalogueDeps {
-  config: Config;
-  cursors: CursorCodec;
-}
 
 export function createContext(runtime: ServiceRuntime, config: Config): CatalogueContext {
   const bundles = createSandboxBundles(runtime.db.knex);

@@ -24,7 +24,7 @@ import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalSupplierCallbacksRouter } from './routes/internal-supplier-callbacks.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { testClockRouter } from './routes/test-clocks.ts';
-import type { InventoryContext } from './service.ts';
+import type { InventoryContext } from './context.ts';
 
 /** The inventory HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(context: InventoryContext): Express {

@@ -7,7 +7,8 @@ import {
   type ServiceRuntime,
 } from '@connectivity/platform';
 import { createApp } from './app.ts';
-import { createCatalogueClient, type CatalogueClient } from './clients/catalogue-client.ts';
+import type { InventoryContext } from './context.ts';
+import { createCatalogueClient } from './clients/catalogue-client.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
@@ -19,13 +20,6 @@ import { startSupplierOrderAudit } from './workers/supplier-order-audit.ts';
 import { startSupplierReportRetention } from './workers/supplier-report-retention.ts';
 import { startSupplierReportWorker } from './workers/supplier-report-worker.ts';
 import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
-
-/** What inventory's app and workers share. */
-export interface InventoryContext extends ServiceRuntime {
-  config: Config;
-  /** catalogue's internal API: bundles, profiles and live supply. */
-  catalogue: CatalogueClient;
-}
 
 export function createContext(runtime: ServiceRuntime, config: Config): InventoryContext {
   const catalogue = createCatalogueClient({

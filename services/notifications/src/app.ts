@@ -5,7 +5,7 @@ import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
 import { eventRouter } from './routes/events.ts';
 import { webhookRouter } from './routes/webhooks.ts';
-import type { NotificationsContext } from './service.ts';
+import type { NotificationsContext } from './context.ts';
 
 /** The notifications HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(context: NotificationsContext): Express {

@@ -1,36 +1,20 @@
 import { IDEMPOTENCY_TABLE, idempotencyStore, startIdempotencyPurge, type ServiceDefinition, type ServiceRuntime } from '@connectivity/platform';
 import { createApp } from './app.ts';
+import type { NotificationsOptions, NotificationsContext } from './context.ts';
 import { createResolveHost } from './clients/dns-resolver.ts';
-import type { ResolveHost } from './clients/public-host.ts';
 import { loadConfig, type Config } from './config.ts';
 import { startEventConsumer } from './consumers/event-consumer.ts';
 import { startStreamNoticeListener } from './consumers/stream-notices.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
 import { StreamLeases } from './db/stream-leases.ts';
-import { createSecretBox, type SecretBox } from './domain/secret-box.ts';
+import { createSecretBox } from './domain/secret-box.ts';
 import { prepareSealedSecrets } from './use-cases/prepare-sealed-secrets.ts';
 import { startDeliveryWorker } from './workers/delivery-worker.ts';
 import { startReplayWorker } from './workers/replay-worker.ts';
 import { startRetention } from './workers/retention.ts';
 import { StreamHubs } from './workers/stream-hub.ts';
 import { startStreamLeaseRenewal } from './workers/stream-lease-renewal.ts';
-
-/** Test hooks beyond the runtime: a DNS stand-in. */
-export interface NotificationsOptions {
-  resolveHost?: ResolveHost;
-}
-
-/** What notifications' app, consumers and workers share. */
-export interface NotificationsContext extends ServiceRuntime {
-  config: Config;
-  /** DNS of the tenants' hosts (c-ares, with WEBHOOK_DNS_TIMEOUT_MS) unless a test plays DNS. */
-  resolveHost: ResolveHost;
-  /** Seals and opens the endpoints' signing secrets (and the idempotent answers that show one). */
-  secrets: SecretBox;
-  /** This instance's stream hubs and stream leases (the 'event streams' worker renews the leases and stops the hubs). */
-  streams: { hubs: StreamHubs; leases: StreamLeases };
-}
 
 /** The context, built once at start: the secrets are checked (and re-sealed) before anything serves. */
 async function createContext(runtime: ServiceRuntime, config: Config, options: NotificationsOptions): Promise<NotificationsContext> {

@@ -4,7 +4,7 @@ import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
 import { testHelpersRouter } from './routes/test-helpers.ts';
-import type { SimulatorContext } from './service.ts';
+import type { SimulatorContext } from './context.ts';
 
 /** The sandbox-simulator HTTP app; never listens, so tests drive it with supertest. */
 export function createApp(context: SimulatorContext): Express {

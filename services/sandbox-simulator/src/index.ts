@@ -1,4 +1,5 @@
 export { createApp } from './app.ts';
 export { configSchema, loadConfig, type Config } from './config.ts';
 export { migrations } from './db/migrations/index.ts';
-export { createContext, sandboxSimulatorService, type SimulatorContext } from './service.ts';
+export { createContext, sandboxSimulatorService } from './service.ts';
+export type { SimulatorContext } from './context.ts';

@@ -1,15 +1,9 @@
 import type { ServiceDefinition, ServiceRuntime } from '@connectivity/platform';
 import { createApp } from './app.ts';
-import { createInventoryClient, type InventoryClient } from './clients/inventory.ts';
+import type { SimulatorContext } from './context.ts';
+import { createInventoryClient } from './clients/inventory.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
-
-/** What the simulator's app and use cases share. */
-export interface SimulatorContext extends ServiceRuntime {
-  config: Config;
-  /** Inventory's internal API, which owns the eSIMs the helpers act on. */
-  inventory: InventoryClient;
-}
 
 export function createContext(runtime: ServiceRuntime, config: Config): SimulatorContext {
   const inventory = createInventoryClient({

@@ -28,7 +28,8 @@ export { eventually };
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../src/app.ts';
-import { createContext, type SimulatorContext } from '../src/service.ts';
+import type { SimulatorContext } from '../src/context.ts';
+import { createContext } from '../src/service.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrations } from '../src/db/migrations/index.ts';
 
