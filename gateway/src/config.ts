@@ -1,8 +1,7 @@
 import { SERVICE_VERSIONS } from '@connectivity/contracts';
-import { ConfigError, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
+import { ConfigError, loadServiceConfig, serviceConfigSchema, emptyToUndefined } from '@connectivity/platform';
 import { z } from 'zod';
 
-const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const isoDateToUnix = z
   .string()
   .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date, e.g. 2027-03-01')

@@ -1,7 +1,6 @@
+import { emptyToUndefined } from '@connectivity/platform';
 import path from 'node:path';
 import { z } from 'zod';
-
-const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 
 /** The operator CLI's environment: where the admin API is, or where a local gateway wrote it. */
 export const cliConfigSchema = z.object({

@@ -1,10 +1,10 @@
-import { commonConfigSchema, cursorSecretSchema, optionalUrl, parseConfig, port } from '@connectivity/platform';
+import { commonConfigSchema, cursorSecretSchema, optionalUrl, parseConfig, port, emptyToUndefined } from '@connectivity/platform';
 import { LAUNCHER_CREDENTIAL_VARIABLES } from './credential-variables.ts';
 import { randomBytes } from 'node:crypto';
 import { resolveSecretKey } from '@connectivity/notifications';
 import { z } from 'zod';
 
-const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+const optionalText = z.preprocess(emptyToUndefined, z.string().optional());
 
 /** What the launcher itself reads; each service still parses its own variables. */
 export const launcherConfigSchema = commonConfigSchema.extend({
@@ -15,13 +15,13 @@ export const launcherConfigSchema = commonConfigSchema.extend({
   /** Signs list cursors; made up per run when unset (set it to keep cursors valid across restarts). */
   CURSOR_SECRET: cursorSecretSchema,
   /** Seals webhook signing secrets at rest (64 hex characters); kept in DATA_DIR for a local run when unset. */
-  WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+  WEBHOOK_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   /** The test key of the dev account made at start (`sk_test_…`); generated when unset. */
   DEV_TEST_KEY: z.string().startsWith('sk_test_').optional(),
   /** The live key of the dev account made at start (`sk_live_…`); generated when unset. */
   DEV_LIVE_KEY: z.string().startsWith('sk_live_').optional(),
   /** Start the fake of this vendor in-process and make it the live supplier (`airalo` or `esim-go`). */
-  FAKE_SUPPLIER: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['airalo', 'esim-go']).optional()),
+  FAKE_SUPPLIER: z.preprocess(emptyToUndefined, z.enum(['airalo', 'esim-go']).optional()),
   /** The port of the in-process vendor fake (FAKE_SUPPLIER). */
   FAKE_SUPPLIER_PORT: port(8099),
   /**
@@ -35,7 +35,7 @@ export const launcherConfigSchema = commonConfigSchema.extend({
    * service uses DATABASE_URL's login (docs/decisions/0224-a-database-login-per-service.md).
    */
   DATABASE_RUNTIME_ROLE_PREFIX: z.preprocess(
-    (v) => (v === '' ? undefined : v),
+    emptyToUndefined,
     z
       .string()
       .regex(/^[a-z_][a-z0-9_]*$/, 'lower-case letters, digits and _')

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '@connectivity/platform';
+import { doublingDelayMs, type Logger } from '@connectivity/platform';
 import { waitUntilReady } from './wait-ready.ts';
 
 /** The repository root: every service folder is found from it. */
@@ -150,7 +150,7 @@ export class Supervisor {
 
   private restartLater(spec: SupervisedService, restarts: number): void {
     // 1 s, 2 s, 4 s ... up to 30 s between attempts, so a service that cannot start does not spin.
-    const delay = Math.min(30_000, 1_000 * 2 ** Math.min(5, restarts - 1));
+    const delay = doublingDelayMs(restarts, 1_000, 30_000);
     setTimeout(() => {
       if (this.closed || this.running.has(spec.name)) return;
       this.options.logger.info({ service: spec.name, attempt: restarts, delay_ms: delay }, 'restarting service');

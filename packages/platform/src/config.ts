@@ -19,7 +19,11 @@ export function parseConfig<S extends z.ZodTypeAny>(schema: S, env: NodeJS.Proce
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
 }
 
-const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+/** An empty variable is an unset one (`FOO=` in a file or a compose list), for every setting of every process. */
+export const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+/** A setting that may be unset (or empty), parsed by `schema` when set. */
+export const optionalSetting = <T extends z.ZodTypeAny>(schema: T) => z.preprocess(emptyToUndefined, schema.optional());
 
 /** An optional URL-ish variable where an empty string means "unset". */
 export const optionalUrl = z.preprocess(emptyToUndefined, z.string().url().optional());

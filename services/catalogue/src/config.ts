@@ -1,11 +1,10 @@
-import { ConfigError, cursorSecretSchema, loadServiceConfig, resolveCursorSecret, serviceConfigSchema } from '@connectivity/platform';
+import { ConfigError, cursorSecretSchema, loadServiceConfig, resolveCursorSecret, serviceConfigSchema, emptyToUndefined } from '@connectivity/platform';
 import { SUPPLIER_VENDORS } from '@connectivity/contracts';
 import { z } from 'zod';
 import { AIRALO_DEFAULT_URL } from './clients/suppliers/airalo/adapter.ts';
 import { ESIMGO_DEFAULT_URL } from './clients/suppliers/esim-go/adapter.ts';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
-const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
 const secret = z.preprocess(emptyToUndefined, z.string().min(1).optional());
 const url = (fallback: string) => z.preprocess(emptyToUndefined, z.string().url().default(fallback));
 

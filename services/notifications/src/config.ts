@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { ConfigError, cursorSecretSchema, loadServiceConfig, serviceConfigSchema } from '@connectivity/platform';
+import { ConfigError, cursorSecretSchema, loadServiceConfig, serviceConfigSchema, emptyToUndefined } from '@connectivity/platform';
 import { z } from 'zod';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-policy.ts';
 import { SECRET_KEY_BYTES } from './domain/secret-box.ts';
@@ -118,7 +118,7 @@ export const configSchema = serviceConfigSchema(8084)
      * Seals webhook signing secrets at rest (AES-256-GCM): 32 bytes as hex or base64. Required
      * with a database server; embedded, one is generated and kept in DATA_DIR.
      */
-    WEBHOOK_SECRET_KEY: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    WEBHOOK_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
     /**
      * Keys WEBHOOK_SECRET_KEY replaced (comma-separated): secrets sealed with them are re-sealed
      * with the current key at start, so a rotation loses no endpoint.

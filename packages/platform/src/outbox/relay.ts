@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Bus } from '../bus/types.ts';
 import { domainMetrics, observeGauge } from '../telemetry/metrics.ts';
 import { runPrepared } from '../db/prepared.ts';
+import { jitteredDelayMs } from '../work/backoff.ts';
 import { claimDue } from '../work/claim.ts';
 import { inBackgroundSpan, linksTo } from '../work/links.ts';
 import { startPoller } from '../work/poller.ts';
@@ -244,11 +245,8 @@ function observeOutbox(knex: Knex, schema: string, table: string): () => void {
   };
 }
 
-/** Exponential backoff with jitter: a random delay in [d/2, d], d = base * 2^(attempt-1), capped. */
-export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.max(1, Math.round(ceiling / 2 + Math.random() * (ceiling / 2)));
-}
+/** Exponential backoff with jitter (the platform's one rule: work/backoff.ts). */
+export const backoffMs = jitteredDelayMs;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,3 +1,4 @@
+import { emptyToUndefined } from '../config.ts';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError } from '../config.ts';
@@ -9,7 +10,7 @@ import { MIN_CURSOR_SECRET_LENGTH } from './cursor-codec.ts';
  * in embedded mode (one process) a random secret is made at boot, and cursors of an earlier run
  * stop working, which a client handles like any expired cursor.
  */
-export const cursorSecretSchema = z.preprocess((value) => (value === '' ? undefined : value), z.string().min(MIN_CURSOR_SECRET_LENGTH).optional());
+export const cursorSecretSchema = z.preprocess(emptyToUndefined, z.string().min(MIN_CURSOR_SECRET_LENGTH).optional());
 
 export function resolveCursorSecret(config: { CURSOR_SECRET?: string | undefined; DATABASE_URL?: string | undefined }): string {
   if (config.CURSOR_SECRET) return config.CURSOR_SECRET;

@@ -5,3 +5,4 @@ export * from './links.ts';
 export * from './batcher.ts';
 export * from './sweep.ts';
 export * from './pool.ts';
+export * from './backoff.ts';

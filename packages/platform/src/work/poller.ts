@@ -1,6 +1,7 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { requestContext } from '../request-context.ts';
 import type { Logger } from '../logger.ts';
+import { doublingDelayMs } from './backoff.ts';
 import { onWork } from './signals.ts';
 
 /** One pass of a worker: how much it did, and whether more may be due right away (a full batch). */
@@ -96,7 +97,7 @@ export function startPoller(options: PollerOptions): Poller {
           },
           (error: unknown) => {
             failures += 1;
-            const delay = Math.min(options.maxBackoffMs ?? 60_000, intervalMs * 2 ** Math.min(failures, 10));
+            const delay = doublingDelayMs(failures + 1, intervalMs, options.maxBackoffMs ?? 60_000);
             options.logger?.error(
               { worker: options.name, err: error instanceof Error ? error.message : String(error), retry_in_ms: delay },
               'background worker pass failed',

@@ -1,3 +1,5 @@
+import { doublingDelayMs } from '@connectivity/platform';
+
 /**
  * The circuit of one webhook endpoint: an endpoint whose attempts keep timing out is not tried
  * for a while (open), then tried with one attempt at a time (a probe, once the cooldown is over)
@@ -23,7 +25,7 @@ export interface CircuitState {
 
 export const CLOSED: CircuitState = { timeoutsInARow: 0, openUntil: null, opens: 0 };
 
-export const cooldownMs = (policy: CircuitPolicy, opens: number): number => Math.min(policy.maxCooldownMs, policy.cooldownMs * 2 ** Math.max(0, opens - 1));
+export const cooldownMs = (policy: CircuitPolicy, opens: number): number => doublingDelayMs(opens, policy.cooldownMs, policy.maxCooldownMs);
 
 /**
  * The circuit after an attempt that ended at `at`: any end but a timeout closes it (the host
