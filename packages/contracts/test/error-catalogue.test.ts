@@ -28,6 +28,8 @@ const SPEC_TABLE = [
   ['supplier_unavailable', 'supplier', 503],
   ['supplier_refused', 'supplier', 503],
   ['internal_error', 'internal', 500],
+  // Not in the specification's table: the quotas of issue 31 (record 0211).
+  ['quota_exceeded', 'permission', 403],
 ] as const;
 
 describe('error catalogue', () => {
@@ -35,7 +37,7 @@ describe('error catalogue', () => {
     expect(ERROR_CATALOGUE[code]).toMatchObject({ type, status });
   });
 
-  it('holds exactly the 25 codes, in table order', () => {
+  it('holds exactly the 25 codes of the table, in table order, and quota_exceeded', () => {
     expect(ERROR_CODES).toEqual(SPEC_TABLE.map(([code]) => code));
   });
 
@@ -47,7 +49,7 @@ describe('error catalogue', () => {
   });
 
   it('serves catalogue items that match the item schema', () => {
-    expect(errorCodeItems()).toHaveLength(25);
+    expect(errorCodeItems()).toHaveLength(26);
     for (const item of errorCodeItems()) expect(errorCodeItemSchema.parse(item)).toEqual(item);
     expect(errorCodeItem('rate_limited')).toEqual({
       object: 'error_code',

@@ -47,7 +47,15 @@ export async function distributed(sink: OtlpSink, cpuProfFlags: string[]): Promi
     databaseUrl: DATABASE_URL,
     natsUrl: NATS_URL,
     // The webhook receiver listens on 127.0.0.1.
-    env: { RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, REDIS_URL, WEBHOOK_ALLOW_PRIVATE: '1' },
+    // The bench measures throughput, not the quota of test eSIMs a day (record 0212): a burst passes it.
+    env: {
+      RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
+      TEST_ESIMS_PER_DAY: '100000000',
+      LOG_LEVEL: 'warn',
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      REDIS_URL,
+      WEBHOOK_ALLOW_PRIVATE: '1',
+    },
     ...(profiled && { envOf: { [profiled]: { NODE_OPTIONS: [process.env.NODE_OPTIONS, ...cpuProfFlags].filter(Boolean).join(' ') } } }),
     stdio: verbose ? 'inherit' : 'ignore',
   });

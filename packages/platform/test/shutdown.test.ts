@@ -20,7 +20,9 @@ const freePort = () =>
   });
 
 /** Starts the fixture service; resolves once it listens. */
-async function start(): Promise<{ child: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }>; output: () => string }> {
+async function start(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; port: number; exited: Promise<{ code: number | null; at: number }>; output: () => string }> {
   const port = await freePort();
   // An OTLP endpoint nobody listens on: shutdown must not wait for it.
   const deadCollector = await freePort();
@@ -37,6 +39,7 @@ async function start(): Promise<{ child: ChildProcess; port: number; exited: Pro
       LOG_LEVEL: 'warn',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadCollector}`,
       OTEL_SERVICE_NAME: 'stoppable',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -53,11 +56,12 @@ async function start(): Promise<{ child: ChildProcess; port: number; exited: Pro
   return { child, port, exited, output: () => output };
 }
 
-function get(port: string | number, path: string, agent?: Agent): Promise<{ status: number; connection: string | undefined }> {
+function get(port: string | number, path: string, agent?: Agent): Promise<{ status: number; connection: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, agent, headers: { 'x-internal-token': TOKEN } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
     });
     req.on('error', reject);
     req.end();
@@ -77,7 +81,7 @@ describe('graceful shutdown (SIGTERM)', () => {
   test('a client that keeps a connection busy cannot hold it up: in-flight requests finish with Connection: close, /readyz fails, exit within 10 s', async () => {
     const service = await start();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const answers: { status: number; connection: string | undefined }[] = [];
+    const answers: { status: number; connection: string | undefined; body: string }[] = [];
     let stop = false;
     let refused = 0;
     // One keep-alive connection, a request after another, as a busy client would.
@@ -97,9 +101,9 @@ describe('graceful shutdown (SIGTERM)', () => {
     const sent = Date.now();
     service.child.kill('SIGTERM');
     // The signal arrives asynchronously: readiness turns (503 while draining, or refused once closed).
-    let readiness = { status: 200, connection: undefined as string | undefined };
+    let readiness = { status: 200, connection: undefined as string | undefined, body: '' };
     while (readiness.status === 200) {
-      readiness = await get(service.port, '/readyz').catch(() => ({ status: 0, connection: undefined }));
+      readiness = await get(service.port, '/readyz').catch(() => ({ status: 0, connection: undefined, body: '' }));
       if (readiness.status === 200) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const { code, at } = await service.exited;
@@ -117,5 +121,19 @@ describe('graceful shutdown (SIGTERM)', () => {
     expect(after.at(-1)?.connection).toBe('close');
     // The client was not served on and on: at most a couple of answers after the stop.
     expect(after.length).toBeLessThanOrEqual(2);
+  }, 180_000);
+
+  test('a request accepted before SIGTERM that outlasts the drain deadline is finished, with the database, before the pool closes', async () => {
+    // The deadline cuts what a client holds open, not work the service accepted (record 0210).
+    const service = await start({ DRAIN_TIMEOUT_MS: '200' });
+    const answer = get(service.port, '/work?ms=1200');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    service.child.kill('SIGTERM');
+    const answered = await answer;
+    expect(answered.status, service.output()).toBe(200);
+    expect(JSON.parse(answered.body)).toEqual({ one: 1 });
+    expect(answered.connection).toBe('close');
+    const { code } = await service.exited;
+    expect(code, service.output()).toBe(0);
   }, 180_000);
 });

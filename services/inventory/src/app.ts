@@ -50,12 +50,24 @@ export function createApp(context: InventoryContext): Express {
           maxLiveInFlight: config.LIVE_ORDERS_IN_FLIGHT_PER_ACCOUNT,
           purchaseInDoubtMs: config.PURCHASE_IN_DOUBT_MS,
           refundCheckAfterMs: config.REFUND_CHECK_AFTER_MS,
+          testEsimsPerDay: config.TEST_ESIMS_PER_DAY,
         }),
         app,
         tsRestOptions,
       );
       createExpressEndpoints(contract.balance, balanceRouter({ knex, cursors }), app, tsRestOptions);
-      createExpressEndpoints(contract.testClocks, testClockRouter({ knex, logger, cursors }), app, tsRestOptions);
+      createExpressEndpoints(
+        contract.testClocks,
+        testClockRouter({
+          knex,
+          logger,
+          cursors,
+          maxClocks: config.TEST_CLOCKS_PER_ACCOUNT,
+          advanceBatch: config.TEST_CLOCK_ADVANCE_BATCH,
+        }),
+        app,
+        tsRestOptions,
+      );
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(internalInventoryReleasesContract, internalReleasesRouter({ knex, cursors }), app, operatorRouteOptions);

@@ -62,6 +62,22 @@ export const configSchema = serviceConfigSchema(8082).extend({
   SUPPLIER_ORDER_AUDIT_MIN_AGE_MS: positiveInt(900_000),
   /** How often the outbox relay polls when nothing woke it. */
   OUTBOX_POLL_INTERVAL_MS: positiveInt(500),
+  /** Test clocks (not deleted) an account may have; one more is 403 `quota_exceeded` (record 0212). */
+  TEST_CLOCKS_PER_ACCOUNT: positiveInt(100),
+  /** Test eSIMs an account may create in a UTC day, counted with its orders; past it 403 `quota_exceeded` (record 0212). */
+  TEST_ESIMS_PER_DAY: positiveInt(1000),
+  /**
+   * Test orders, their eSIMs and test clocks older than this are deleted by the test data sweep,
+   * `TEST_DATA_RETENTION_BATCH` orders or clocks a transaction, every `TEST_DATA_RETENTION_INTERVAL_MS`
+   * (record 0213). Live data is never touched.
+   */
+  TEST_DATA_RETENTION_MS: positiveInt(30 * 86_400_000),
+  /** Test orders or clocks the test data sweep deletes per transaction (record 0213). */
+  TEST_DATA_RETENTION_BATCH: positiveInt(200),
+  /** How often the test data sweep runs (record 0213). */
+  TEST_DATA_RETENTION_INTERVAL_MS: positiveInt(3_600_000),
+  /** eSIMs a test clock's advance expires per transaction (record 0214). */
+  TEST_CLOCK_ADVANCE_BATCH: positiveInt(200),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

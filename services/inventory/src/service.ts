@@ -20,6 +20,7 @@ import { startSupplierOrderAudit } from './workers/supplier-order-audit.ts';
 import { startSupplierReportRetention } from './workers/supplier-report-retention.ts';
 import { startSupplierReportWorker } from './workers/supplier-report-worker.ts';
 import { startSupplierReleaseWorker } from './workers/supplier-release-worker.ts';
+import { startTestDataRetention } from './workers/test-data-retention.ts';
 
 export function createContext(runtime: ServiceRuntime, config: Config): InventoryContext {
   const catalogue = createCatalogueClient({
@@ -34,7 +35,8 @@ export function createContext(runtime: ServiceRuntime, config: Config): Inventor
 /**
  * inventory: the eSIM routes and the ledger; in the background its outbox relay, expiry sweeper,
  * supplier releases, the live life cycle from the supplier (callback inbox, reconciliation), abandoned
- * live purchases, refunds the vendor reviews, the audit of the vendor's orders and idempotency purge.
+ * live purchases, refunds the vendor reviews, the audit of the vendor's orders, the test data sweep
+ * and idempotency purge.
  */
 export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
   name: 'inventory',
@@ -123,6 +125,17 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
           intervalMs: config.SUPPLIER_ORDER_AUDIT_INTERVAL_MS,
           lookbackMs: config.SUPPLIER_ORDER_AUDIT_LOOKBACK_MS,
           minAgeMs: config.SUPPLIER_ORDER_AUDIT_MIN_AGE_MS,
+        }),
+    },
+    {
+      name: 'test data retention',
+      start: ({ db, config, logger }) =>
+        startTestDataRetention({
+          knex: db.knex,
+          logger,
+          keepMs: config.TEST_DATA_RETENTION_MS,
+          intervalMs: config.TEST_DATA_RETENTION_INTERVAL_MS,
+          batchSize: config.TEST_DATA_RETENTION_BATCH,
         }),
     },
     {

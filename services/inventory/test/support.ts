@@ -108,7 +108,7 @@ async function startCatalogueServer(db: Database, bus: Bus, supplier?: EsimGoFak
   return { url: `http://127.0.0.1:${address.port}`, server };
 }
 
-const inventoryConfig = (catalogueUrl: string) =>
+const inventoryConfig = (catalogueUrl: string, env: NodeJS.ProcessEnv = {}) =>
   loadConfig({
     INTERNAL_TOKEN,
     CURSOR_SECRET,
@@ -120,14 +120,16 @@ const inventoryConfig = (catalogueUrl: string) =>
     RELEASE_POLL_INTERVAL_MS: '100',
     RELEASE_RETRY_BASE_MS: '50',
     RELEASE_RETRY_MAX_MS: '200',
+    ...env,
   });
 
 /**
  * inventory as the gateway sees it, on a fresh database and bus (PostgreSQL + NATS when
  * DATABASE_URL and NATS_URL are set, else PGlite + the in-process bus), with catalogue
- * listening on a loopback port and the eSIM Go fake as its live supplier.
+ * listening on a loopback port and the eSIM Go fake as its live supplier; `env` sets more of its
+ * configuration (a test's quotas).
  */
-export async function startInventory(): Promise<Harness> {
+export async function startInventory(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
   const supplier = await startEsimGoFake();
   const db = await createTestDatabase();
   await runMigrations(db.knex, catalogueMigrations);
@@ -140,7 +142,7 @@ export async function startInventory(): Promise<Harness> {
     catalogueCalls.set(path, (catalogueCalls.get(path) ?? 0) + 1);
   });
   const servers = [catalogue.server];
-  const services: StartedService[] = [await startService(inventoryService, { db, bus, logger }, inventoryConfig(catalogue.url))];
+  const services: StartedService[] = [await startService(inventoryService, { db, bus, logger }, inventoryConfig(catalogue.url, env))];
   const started = services[0];
   if (!started) throw new Error('inventory did not start');
 

@@ -172,6 +172,15 @@ export const configSchema = serviceConfigSchema(8084)
     REPLAY_WAIT_MS: z.coerce.number().int().min(1).default(5_000),
     /** Events pruned per transaction, so pruning never holds long locks. */
     RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
+    /**
+     * How long test events are kept, with their deliveries and attempts (record 0213): pruned by the
+     * same sweep, whichever of this and EVENT_RETENTION_MS comes first. Live events keep EVENT_RETENTION_MS.
+     */
+    TEST_DATA_RETENTION_MS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(30 * 86_400_000),
   })
   .refine((config) => config.DELIVERY_LEASE_MS > config.WEBHOOK_DNS_TIMEOUT_MS + config.WEBHOOK_TIMEOUT_MS, {
     path: ['DELIVERY_LEASE_MS'],

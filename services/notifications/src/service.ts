@@ -80,6 +80,7 @@ export function createNotificationsService(options: NotificationsOptions = {}): 
             knex: db.knex,
             logger,
             keepMs: config.EVENT_RETENTION_MS,
+            keepTestMs: config.TEST_DATA_RETENTION_MS,
             intervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
             batchSize: config.RETENTION_BATCH_SIZE,
           }),

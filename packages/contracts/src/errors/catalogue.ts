@@ -1,4 +1,5 @@
-// The 25 error codes of the specification's error table, in table order, with their type and HTTP status.
+// The error codes: the 25 of the specification's error table, in table order, with their type and HTTP
+// status, then `quota_exceeded` (record 0211).
 export const ERROR_TYPES = [
   'invalid_request',
   'authentication',
@@ -139,6 +140,12 @@ export const ERROR_CATALOGUE = {
     type: 'internal',
     status: 500,
     description: 'An unexpected error occurred on our side; retry later or contact support with the `Request-Id`.',
+  },
+  quota_exceeded: {
+    type: 'permission',
+    status: 403,
+    description:
+      'The account has reached a quota of its environment (test clocks, test eSIMs a day, webhook endpoints); the message names the limit and its value.',
   },
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -37,4 +37,6 @@ export const ERROR_GUIDES: Record<ErrorCode, string> = {
   supplier_unavailable: 'The supplier is unreachable. Retry later with backoff.',
   supplier_refused: 'The supplier refused or failed the order; nothing was charged. Retry with the same `Idempotency-Key`, or later.',
   internal_error: 'Something failed on our side. Retry with backoff, using the same `Idempotency-Key`; quote the `Request-Id` to support if it persists.',
+  quota_exceeded:
+    'Retrying does not help: delete what you no longer need (test clocks, webhook endpoints), or wait for the next UTC day for test eSIMs. Live data has no such quota.',
 };

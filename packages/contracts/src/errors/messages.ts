@@ -27,4 +27,5 @@ export const DEFAULT_ERROR_MESSAGES: Record<ErrorCode, string> = {
   supplier_unavailable: 'The supplier is temporarily unavailable. Please retry later.',
   supplier_refused: 'The supplier refused this request. Please retry later.',
   internal_error: 'An internal error occurred. Please retry later.',
+  quota_exceeded: 'This account has reached a quota of its environment.',
 };

@@ -93,7 +93,8 @@ export const esimRoutes = c.router({
       'with POST /v1/test/balance). A live order holds its price on the balance before the supplier is asked and is one ' +
       'purchase at the supplier whatever its speed: while the supplier’s answer is unknown, a retry with the same ' +
       '`Idempotency-Key` gets 503 `supplier_unavailable` with `Retry-After`, never a second purchase. With `test_clock` ' +
-      'the eSIMs are created at the clock’s time and age only when it is advanced.',
+      'the eSIMs are created at the clock’s time and age only when it is advanced. A test order that would pass the test eSIMs ' +
+      'an account may create in a UTC day (1,000 unless the operator set another figure) gives 403 `quota_exceeded`.',
     body: createEsimBodySchema,
     ...operation(
       'POST',
@@ -113,6 +114,8 @@ export const esimRoutes = c.router({
           // `test_clock`: a live key, or a clock that is not the caller's.
           'live_key_test_resource',
           'resource_not_found',
+          // Test eSIMs created per day (TEST_ESIMS_PER_DAY).
+          'quota_exceeded',
         ],
       },
     ),

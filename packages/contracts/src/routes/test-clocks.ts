@@ -42,9 +42,10 @@ export const testClockRoutes = c.router({
     summary: 'Create a test clock',
     description:
       'Creates a clock frozen at `frozen_time` (default now). eSIMs bought with `test_clock` set to its id live in its ' +
-      'time: they are created, change state and expire at the clock’s time, and only an advance moves it. Test keys only.',
+      'time: they are created, change state and expire at the clock’s time, and only an advance moves it. Test keys only. ' +
+      'An account has at most 100 clocks (unless the operator set another figure); one more gives 403 `quota_exceeded`.',
     body: createTestClockBodySchema.optional(),
-    ...operation('POST', { 201: testClockSchema }, { ...owner, errors: ['invalid_parameter', 'live_key_test_resource'] }),
+    ...operation('POST', { 201: testClockSchema }, { ...owner, errors: ['invalid_parameter', 'live_key_test_resource', 'quota_exceeded'] }),
   },
   listTestClocks: {
     path: '/v1/test/clocks',

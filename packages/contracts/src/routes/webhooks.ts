@@ -55,9 +55,10 @@ export const webhookRoutes = c.router({
     description:
       'Creates an endpoint in the key’s environment and returns it with its signing `secret`, shown only here. ' +
       'Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). ' +
-      'A second endpoint with the same URL gives 409 `already_exists`.',
+      'A second endpoint with the same URL gives 409 `already_exists`; one past the endpoints an account may have in an environment ' +
+      '(16 unless the operator set another figure) gives 403 `quota_exceeded`.',
     body: createWebhookBodySchema,
-    ...operation('POST', { 201: webhookEndpointWithSecretSchema }, { ...owner, errors: ['missing_parameter', 'invalid_parameter'] }),
+    ...operation('POST', { 201: webhookEndpointWithSecretSchema }, { ...owner, errors: ['missing_parameter', 'invalid_parameter', 'quota_exceeded'] }),
   },
   listWebhooks: {
     path: '/v1/webhooks',

@@ -200,5 +200,8 @@ describe('scale-out: two of everything', () => {
     );
     await until('every event delivered after the stops', () => written.every((id) => receiver.delivered.has(id)), 120_000);
     for (const answer of client.errors) expect(typeof answer.body.error?.code, JSON.stringify(answer.body)).toBe('string');
+    // What an instance accepted it finishes before closing its pool and bus (record 0026): a stop
+    // may move a request to the other instance, never answer it with a server error.
+    expect(client.errors.filter((answer) => answer.status >= 500).map((answer) => answer.body)).toEqual([]);
   });
 });

@@ -117,13 +117,14 @@ export function esimsPastValidity(db: Knex, now: number): Knex.QueryBuilder {
  * order of expiry. Nothing is skipped: the advance that moves the clock past them must expire
  * them all, so it waits for a PATCH or usage that holds one.
  */
-export async function lockEsimsDueOnClock(db: Knex, clockId: string, until: number): Promise<EsimRecord[]> {
+export async function lockEsimsDueOnClock(db: Knex, clockId: string, until: number, limit: number): Promise<EsimRecord[]> {
   const rows = (await esims(db)
     .select('*')
     .where('test_clock', clockId)
     .whereNot('state', 'expired' satisfies EsimState)
     .andWhere('expires_at', '<=', until)
     .orderBy([{ column: 'expires_at' }, { column: 'id' }])
+    .limit(limit)
     .forUpdate()) as EsimRow[];
   return rows.map(esimFromRow);
 }

@@ -20,20 +20,27 @@ import type { TestClockDeps } from './create-test-clock.ts';
 
 export interface AdvanceTestClockDeps extends TestClockDeps {
   logger: Logger;
+  /** eSIMs expired per transaction (record 0214). */
+  advanceBatch?: number;
 }
+
+export const ADVANCE_BATCH = 200;
 
 /**
  * POST /v1/test/clocks/{id}/advance, in two steps so that the clock shows `advancing` meanwhile:
  *
  * 1. A short transaction marks the clock advancing, with a token naming this advance and a lease.
- * 2. ONE transaction, under the clock's row lock, expires every eSIM of the clock whose validity
- *    the clock passes (each with its `esim.expired` in the outbox, as the sweeper does), moves the
- *    clock to its new time, sets it ready and records the answer. So the expiries, their events
- *    and the new time commit together, and a retried advance never expires an eSIM twice.
+ * 2. Transactions of at most `advanceBatch` eSIMs (record 0214), each under the clock's row lock
+ *    and only while the advance is still this one's: they expire the eSIMs of the clock whose
+ *    validity the clock passes, earliest first (each with its `esim.expired` in the outbox, as the
+ *    sweeper does), and renew the lease. The transaction that finds fewer than a batch due also
+ *    moves the clock to its new time, sets it ready and records the answer, so nothing due is left
+ *    behind and a retried advance never expires an eSIM twice (an expired eSIM is never due again).
  *
- * Orders on the clock hold it with a share lock while they read its time, so none can slip an eSIM
- * in behind the advance. If step 2 never commits (a crash), nothing of the advance happened: the
- * lease runs out, the clock reads `ready` at its old time, and the next advance takes it over.
+ * Orders on the clock hold it with a share lock while they read its time; one placed between two
+ * batches is at the old time and is expired by a later batch when due. If the batches stop (a
+ * crash), the eSIMs expired so far stay expired with their events, the lease runs out, the clock
+ * reads `ready` at its old time, and the next advance takes it over and expires the rest.
  */
 export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Caller, id: string, target: number, claim: IdempotencyClaim): Promise<TestClock> {
   assertSandboxCaller(caller.environment);
@@ -53,30 +60,42 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
     });
   });
 
+  const batch = deps.advanceBatch ?? ADVANCE_BATCH;
   try {
-    const { answer, expired } = await deps.knex.transaction(async (trx) => {
-      const clock = await findOwnedTestClock(trx, caller, id, { lock: 'update' });
-      // Deleted meanwhile: the delete stands and the advance commits nothing.
-      if (!clock) throw testClockNotFound();
-      if (clock.advance_token !== token) throw takenOver();
-      const expired = await expireDueEsims(trx, clock, target);
-      const advanced = { frozen_time: target, ...NO_ADVANCE };
-      await updateTestClockRow(trx, clock.id, advanced);
-      const answer = toPublicTestClock({ ...clock, ...advanced }, now().getTime());
-      await claim.record(trx, 200, answer);
-      return { answer, expired };
-    });
-    deps.logger.info({ testClock: id, frozenTime: target, expired }, 'advanced a test clock');
-    return answer;
+    let expired = 0;
+    for (;;) {
+      const step = await deps.knex.transaction(async (trx) => {
+        const clock = await findOwnedTestClock(trx, caller, id, { lock: 'update' });
+        // Deleted meanwhile: the delete stands and the advance goes no further.
+        if (!clock) throw testClockNotFound();
+        if (clock.advance_token !== token) throw takenOver();
+        const count = await expireDueEsims(trx, clock, target, batch);
+        if (count === batch) {
+          // More may be due: this batch commits, the advance keeps the clock for the next one.
+          await updateTestClockRow(trx, clock.id, { advance_lease_until: now().getTime() + ADVANCE_LEASE_MS });
+          return { count, answer: undefined };
+        }
+        const advanced = { frozen_time: target, ...NO_ADVANCE };
+        await updateTestClockRow(trx, clock.id, advanced);
+        const answer = toPublicTestClock({ ...clock, ...advanced }, now().getTime());
+        await claim.record(trx, 200, answer);
+        return { count, answer };
+      });
+      expired += step.count;
+      if (step.answer) {
+        deps.logger.info({ testClock: id, frozenTime: target, expired }, 'advanced a test clock');
+        return step.answer;
+      }
+    }
   } catch (error) {
     await giveBack(deps, id, token);
     throw error;
   }
 }
 
-/** Every eSIM of the clock that expires by `target`: expired at its own `expires_at`, with its event dated then. */
-async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number): Promise<number> {
-  const due = await lockEsimsDueOnClock(trx, clock.id, target);
+/** Up to `limit` eSIMs of the clock that expire by `target`: expired at their own `expires_at`, with their events dated then. */
+async function expireDueEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number, limit: number): Promise<number> {
+  const due = await lockEsimsDueOnClock(trx, clock.id, target, limit);
   for (const esim of due) await expireEsim(trx, esim, 'validity_ended', clockInstant(expiryTimeOnClock(esim.expires_at ?? target, clock.frozen_time)));
   return due.length;
 }

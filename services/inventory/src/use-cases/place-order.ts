@@ -6,6 +6,8 @@ import { isDuplicateIccid } from '../db/esim-repository.ts';
 import { lockBalance, postMovement } from '../db/ledger-repository.ts';
 import { keepHold } from '../db/purchase-settlement.ts';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
+import { giveBackTestEsims, takeTestEsims, utcDay } from '../db/test-quotas.ts';
+import { testEsimsQuotaExceeded } from '../domain/test-quotas.ts';
 import { assertCanPay } from '../domain/balance.ts';
 import { initialMetadata } from '../domain/metadata.ts';
 import { assertOrderable, priceOrder } from '../domain/order.ts';
@@ -27,6 +29,8 @@ export interface PlaceOrderDeps {
   maxLiveInFlight?: number;
   /** How long a purchase call that may have reached the vendor keeps its order in doubt, unless the vendor says otherwise (record 0159). */
   purchaseInDoubtMs?: number;
+  /** Test eSIMs an account may create in a UTC day (record 0212); unlimited when not given. */
+  testEsimsPerDay?: number;
 }
 
 /** The default of `intentCheckAfterMs`: well past the idempotency lease and the catalogue's timeout. */
@@ -56,7 +60,29 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: Or
   assertOrderable(bundle, caller.environment);
   const price = priceOrder(bundle, input.quantity, caller.environment);
   const draft = { bundle, quantity: input.quantity, price, metadata: initialMetadata(input.metadata), testClock: clockId };
-  return caller.environment === 'live' ? placeLiveOrder(deps, caller, draft, claim) : placeSandboxOrder(deps, caller, draft, claim);
+  if (caller.environment === 'live') return placeLiveOrder(deps, caller, draft, claim);
+  if (deps.testEsimsPerDay === undefined) return placeSandboxOrder(deps, caller, draft, claim);
+  return withinTestEsimsQuota(deps, caller, draft.quantity, deps.testEsimsPerDay, () => placeSandboxOrder(deps, caller, draft, claim));
+}
+
+/**
+ * A test order takes its eSIMs from the day's quota before it is written (record 0212), by real
+ * time whatever a clock says (the rows are real), and gives them back if it is not made. Taken
+ * apart from the order's statement so that orders of one account still share a group commit; a
+ * crash between the two can only leave the quota counting an order that was not made, never let
+ * one pass it.
+ */
+async function withinTestEsimsQuota(deps: PlaceOrderDeps, caller: Caller, quantity: number, limit: number, place: () => Promise<Order>): Promise<Order> {
+  const day = utcDay(new Date());
+  if (!(await takeTestEsims(deps.knex, caller.accountId, day, quantity, limit))) throw testEsimsQuotaExceeded(limit, quantity);
+  try {
+    return await place();
+  } catch (error) {
+    await giveBackTestEsims(deps.knex, caller.accountId, day, quantity).catch((failure: unknown) =>
+      deps.logger.warn({ err: errorMessage(failure) }, 'giving back the test eSIMs of an order not made failed'),
+    );
+    throw error;
+  }
 }
 
 type Draft = Omit<OrderDraft, 'orderId' | 'profiles'>;

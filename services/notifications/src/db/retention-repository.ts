@@ -3,12 +3,14 @@ import type { Knex } from 'knex';
 /**
  * The events created before `before` (Unix seconds), oldest first, as a query for a sweep
  * (`sweepDue` adds the limit and the lock). An event with a delivery still pending is kept
- * until that delivery ends, so pruning never cuts a retry schedule or a replay short.
+ * until that delivery ends, so pruning never cuts a retry schedule or a replay short. With
+ * `environment`, only that environment's events.
  */
-export function eventsPastRetention(trx: Knex.Transaction, before: number): Knex.QueryBuilder {
-  return trx('notifications.events as ev')
-    .select('ev.id')
-    .where('ev.created_at', '<', before)
+export function eventsPastRetention(trx: Knex.Transaction, before: number, environment?: 'test'): Knex.QueryBuilder {
+  const query = trx('notifications.events as ev').select('ev.id').where('ev.created_at', '<', before);
+  // The test data retention (record 0213) selects test events alone: live ones are never its.
+  if (environment) query.andWhere('ev.environment', environment);
+  return query
     .whereNotExists(trx('notifications.deliveries as d').select(trx.raw('1')).whereRaw('d.event_id = ev.id').andWhere('d.status', 'pending'))
     .orderBy('ev.created_at');
 }

@@ -62,7 +62,10 @@ export const duplicateUrl = (url: string) =>
  * Stripe answers its own endpoint limit; `already_exists` would send a client looking for a
  * duplicate to update.
  */
+// A quota of the account, not a fault of the request: quota_exceeded names the limit (record 0212).
 export const tooManyEndpoints = (limit: number, environment: Environment) =>
-  new ApiError('invalid_parameter', {
-    message: `An account may have at most ${limit} webhook endpoints in the ${environment} environment; delete one (or subscribe an existing one to more events) before creating another.`,
+  new ApiError('quota_exceeded', {
+    message:
+      `Quota exceeded: an account may have at most ${limit} webhook endpoints in the ${environment} environment ` +
+      `(the limit WEBHOOK_MAX_ENDPOINTS is ${limit}); delete one (or subscribe an existing one to more events) before creating another.`,
   });
