@@ -6,7 +6,7 @@ import { listTopupOffers } from '../use-cases/list-topup-offers.ts';
 
 const s = initServer();
 
-/** Top-ups as inventory asks for them (records 0240-0245). */
+/** Top-ups as inventory asks for them (records 0240-0244). */
 export function internalTopupsRouter(deps: CatalogueDeps) {
   return s.router(internalCatalogueTopupsContract, {
     listTopupOffers: async ({ query, res }) => ({ status: 200, body: { offers: await listTopupOffers(deps, getCaller(res), query) } }),

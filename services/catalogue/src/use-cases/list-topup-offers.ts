@@ -16,7 +16,7 @@ export function canTopUp(base: Pick<CatalogueBundle, 'countries' | 'unlimited'>,
 /**
  * GET /internal/topup-offers: the bundles that can be added to the profile `iccid`, bought with `bundle`,
  * by name. The sandbox's come from its catalogue; a live supplier is asked for its own offers for the
- * profile (records 0244, 0245): until it can be, a live top-up is refused as not orderable.
+ * profile (record 0244): until it can be, a live top-up is refused as not orderable.
  */
 export async function listTopupOffers(deps: CatalogueDeps, caller: Caller, query: { bundle: string; iccid: string }): Promise<InternalBundle[]> {
   if (caller.environment !== 'test') {

@@ -1,7 +1,7 @@
 import { internalCatalogueTopupsContract, type InternalBundle } from '@connectivity/contracts';
 import { createInternalClient, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
 
-/** What inventory asks of catalogue for top-ups (records 0240-0245). */
+/** What inventory asks of catalogue for top-ups (records 0240-0244). */
 export interface TopupClient {
   /** The bundles that can be added to the profile `iccid`, bought with `bundle`, by name. */
   offers(caller: Caller, input: { bundle: string; iccid: string }): Promise<InternalBundle[]>;

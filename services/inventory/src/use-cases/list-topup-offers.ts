@@ -13,10 +13,11 @@ const toPublicOffer = ({ retired: _retired, environments: _environments, ...bund
 
 /**
  * The offers that can top `esim` up, by name (record 0240). A cancelled eSIM has none; an eSIM with no
- * bundle (none was recorded) has none either.
+ * bundle (none was recorded) has none either; nor, until the vendors' top-up operations are used, a
+ * live one (record 0244).
  */
 export async function topupOffersFor(topups: TopupClient, caller: Caller, esim: EsimRecord): Promise<InternalBundle[]> {
-  if (esim.bundle === null || (esim.state === 'expired' && esim.expired_reason === 'cancelled')) return [];
+  if (esim.environment === 'live' || esim.bundle === null || (esim.state === 'expired' && esim.expired_reason === 'cancelled')) return [];
   try {
     return await topups.offers(caller, { bundle: esim.bundle, iccid: esim.iccid });
   } catch (error) {
