@@ -121,6 +121,15 @@ describe('Idempotency-Key', () => {
   it('is not needed on a read', async () => {
     expect((await request(h.app).get('/v1/esim').set(bearer(a.test))).status).toBe(200);
   });
+
+  it('a top-up (POST /v1/esim/{id}/topups) needs one too, and its body is validated before the service is asked', async () => {
+    const path = '/v1/esim/esim_01m7q5cqg0m9s346q3d25vt4f5/topups';
+    const before = h.upstream.seen.length;
+    expectError(await request(h.app).post(path).set(bearer(a.test)).send({ bundle: 'esim_5GB_30D_EU' }), 400, 'idempotency_key_required');
+    expectError(await request(h.app).post(path).set(bearer(a.test)).set('Idempotency-Key', idem()).send({}), 400, 'missing_parameter', 'bundle');
+    expectError(await request(h.app).post(path).set(bearer(a.test)).set('Idempotency-Key', idem()).send({ bundle: 7 }), 400, 'invalid_parameter', 'bundle');
+    expect(h.upstream.seen.length).toBe(before);
+  });
 });
 
 describe('validation against the contract', () => {

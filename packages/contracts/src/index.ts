@@ -20,6 +20,7 @@ export * from './internal/inventory-accounts.ts';
 export * from './internal/catalogue-accounts.ts';
 export * from './internal/inventory-releases.ts';
 export * from './internal/inventory-callbacks.ts';
+export * from './internal/catalogue-topups.ts';
 
 export * from './openapi.ts';
 export { errorExample } from './openapi/examples/operations.ts';

@@ -31,6 +31,7 @@ export * from './schemas/test-clock.ts';
 export * from './schemas/request-log.ts';
 export * from './schemas/balance.ts';
 export * from './schemas/refund.ts';
+export * from './schemas/topup.ts';
 
 export * from './headers.ts';
 
@@ -38,6 +39,7 @@ export * from './routes/metadata.ts';
 export * from './routes/params.ts';
 export * from './routes/esim.ts';
 export * from './routes/balance.ts';
+export * from './routes/topups.ts';
 export * from './routes/events.ts';
 export * from './routes/request-logs.ts';
 export * from './routes/test-helpers.ts';

@@ -16,7 +16,7 @@ const SPEC_EVENT_TYPES = [
 ];
 
 /** Added since the specification (record 0258), after its nine. */
-const ADDED_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed', 'balance.low'];
+const ADDED_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed', 'balance.low', 'esim.topped_up'];
 
 const refund = {
   object: 'refund',
@@ -61,6 +61,21 @@ const SAMPLE_DATA: Record<EventType, unknown> = {
       simulated: false,
     },
     threshold_cents: 1000,
+  },
+  'esim.topped_up': {
+    object: { ...esim, data_limit_bytes: 10_000_000_000 },
+    previous_state: 'active',
+    topup: {
+      object: 'topup',
+      id: 'top_01m7q5dwq4h8c3nx6y2bt7r5ke',
+      esim: esim.id,
+      bundle: 'esim_5GB_30D_EU',
+      price_cents: 1599,
+      currency: 'USD',
+      status: 'succeeded',
+      simulated: true,
+      created_at: 1_795_000_000,
+    },
   },
 };
 

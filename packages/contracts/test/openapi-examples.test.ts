@@ -132,7 +132,7 @@ describe('the examples of openapi.json', () => {
     expect(codes.length).toBeGreaterThan(0);
     for (const code of codes) expect(code).toMatch(/^LPA:1\$sandbox\.smdp\.invalid\$TEST-[0-9A-Z]{20}$/);
     for (const [key, prefix] of [
-      ['id', /^(esim|ord|evt|key|we|msgatt|req|clock|btx|re)_[0-9a-z]{26}$/],
+      ['id', /^(esim|ord|evt|key|we|msgatt|req|clock|btx|re|top)_[0-9a-z]{26}$/],
       ['event', /^evt_[0-9a-z]{26}$/],
     ] as const) {
       for (const value of valuesOf(document, key).filter((item): item is string => typeof item === 'string' && /^[a-z]+_/.test(item))) {

@@ -13,10 +13,12 @@ import {
   type Routes,
 } from './resource-kit.ts';
 import { BalanceResource, BalanceTransactionsResource, RefundsResource } from './money.ts';
+import { TopupsResource } from './topups.ts';
 
 export type { ConnectivityOptions, RawClient, RequestBody, RequestQuery } from './resource-kit.ts';
 export type { RequestOptions };
 export { BalanceResource, BalanceTransactionsResource, RefundsResource } from './money.ts';
+export { TopupsResource } from './topups.ts';
 
 /** eSIMs: buy (an order of 1 to 10), list (filtered by metadata if wanted), read by id or ICCID, change state or metadata, QR code. */
 export class EsimsResource {
@@ -287,6 +289,7 @@ export class Connectivity {
   readonly balance: BalanceResource;
   readonly balanceTransactions: BalanceTransactionsResource;
   readonly refunds: RefundsResource;
+  readonly topups: TopupsResource;
 
   constructor(options: ConnectivityOptions) {
     if (!options.apiKey) throw new TypeError('An apiKey is required (sk_test_... or sk_live_...).');
@@ -305,6 +308,7 @@ export class Connectivity {
     this.balance = new BalanceResource(this.raw);
     this.balanceTransactions = new BalanceTransactionsResource(this.raw);
     this.refunds = new RefundsResource(this.raw);
+    this.topups = new TopupsResource(this.raw);
   }
 
   /** The version that answers this account, and the versions served. */

@@ -24,7 +24,7 @@ const envelope = {
   environment: 'test',
 };
 // A type the API may add after this SDK was released, with data this SDK has no schema for.
-const topUp = { ...envelope, type: 'esim.topped_up', data: { object: esimFixture(1), added_bytes: 1_000_000_000 } };
+const transfer = { ...envelope, type: 'esim.transferred', data: { object: esimFixture(1), to_device: 'dev_2' } };
 const payout = { ...envelope, type: 'payout.paid', data: { amount_cents: 1_200, currency: 'USD' } };
 const expired = {
   ...envelope,
@@ -44,9 +44,9 @@ function delivered(payload: unknown): WebhookEvent {
 
 describe('an event type newer than this SDK', () => {
   test('verifies and parses as an UnknownWebhookEvent: the envelope and type as sent, data untouched, never a throw', () => {
-    const event = delivered(topUp);
-    expect(event).toEqual(topUp);
-    expect(event.type).toBe('esim.topped_up');
+    const event = delivered(transfer);
+    expect(event).toEqual(transfer);
+    expect(event.type).toBe('esim.transferred');
     expect(isKnownEvent(event)).toBe(false);
     expect(parseEvent(payout)).toEqual(payout);
   });
@@ -60,7 +60,7 @@ describe('an event type newer than this SDK', () => {
 
   test('a switch on `type` still narrows the known types’ data, and leaves the unknown ones to `default`', () => {
     const seen: string[] = [];
-    for (const event of [delivered(expired), delivered(topUp), delivered(payout)]) {
+    for (const event of [delivered(expired), delivered(transfer), delivered(payout)]) {
       switch (event.type) {
         case 'esim.expired':
           expectTypeOf(event.data.object.expired_reason).toEqualTypeOf<'validity_ended' | 'data_exhausted' | 'cancelled' | null>();
@@ -74,7 +74,7 @@ describe('an event type newer than this SDK', () => {
           seen.push(`ignored ${String(event.type)}`);
       }
     }
-    expect(seen).toEqual([`expired ${esimFixture(2).id} (cancelled)`, 'ignored esim.topped_up', 'ignored payout.paid']);
+    expect(seen).toEqual([`expired ${esimFixture(2).id} (cancelled)`, 'ignored esim.transferred', 'ignored payout.paid']);
   });
 
   test('is a member of the union the types make apparent: an exhaustive switch must name it', () => {
@@ -104,7 +104,7 @@ describe('handleEvent', () => {
       },
     };
     expect(handleEvent(delivered(expired), handlers)).toBe('renewal offered');
-    expect(handleEvent(delivered(topUp), handlers)).toBeUndefined();
+    expect(handleEvent(delivered(transfer), handlers)).toBeUndefined();
     expect(handleEvent(delivered({ ...expired, type: 'esim.suspended' }), handlers)).toBeUndefined();
     expect(handled).toEqual([esimFixture(2).id]);
   });

@@ -94,6 +94,7 @@ describe('verifyWebhook', () => {
           | 'refund.succeeded'
           | 'refund.failed'
           | 'balance.low'
+          | 'esim.topped_up'
           | UnknownEventType
         >();
     }

@@ -1,6 +1,7 @@
 import {
   contract,
   internalCatalogueAccountsContract,
+  internalCatalogueTopupsContract,
   internalContract,
   internalSupplyCallbacksContract,
   internalSupplyContract,
@@ -11,6 +12,7 @@ import type { Express } from 'express';
 import { internalBundlesRouter } from './routes/internal-bundles.ts';
 import { internalLiveOrderingRouter } from './routes/internal-live-ordering.ts';
 import { internalSupplyCallbacksRouter, internalSupplyRouter } from './routes/internal-supply.ts';
+import { internalTopupsRouter } from './routes/internal-topups.ts';
 import { listBundlesRouter } from './routes/list-bundles.ts';
 import type { CatalogueContext } from './context.ts';
 
@@ -22,6 +24,7 @@ export function createApp(context: CatalogueContext): Express {
       createExpressEndpoints(contract.catalogue, listBundlesRouter(context, context.cursors), app, tsRestOptions);
       createExpressEndpoints(internalContract.catalogue, internalBundlesRouter(context), app, tsRestOptions);
       createExpressEndpoints(internalSupplyContract, internalSupplyRouter(context), app, tsRestOptions);
+      createExpressEndpoints(internalCatalogueTopupsContract, internalTopupsRouter(context), app, tsRestOptions);
       createExpressEndpoints(internalSupplyCallbacksContract, internalSupplyCallbacksRouter(context), app, systemRouteOptions);
       createExpressEndpoints(internalCatalogueAccountsContract, internalLiveOrderingRouter(context), app, operatorRouteOptions);
     },

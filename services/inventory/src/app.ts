@@ -24,6 +24,8 @@ import { internalReleasesRouter } from './routes/internal-releases.ts';
 import { internalSupplierCallbacksRouter } from './routes/internal-supplier-callbacks.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { testClockRouter } from './routes/test-clocks.ts';
+import { topupRouter } from './routes/topups.ts';
+import { createTopupClient } from './clients/topup-client.ts';
 import type { InventoryContext } from './context.ts';
 
 /** The inventory HTTP app; never listens, so tests drive it with supertest. */
@@ -33,6 +35,13 @@ export function createApp(context: InventoryContext): Express {
   const cursors = createCursorCodec(config.CURSOR_SECRET);
   // Sandbox orders that arrive while one is being written share the next statement.
   const orders = statementBatcher(knex, { name: 'sandbox orders', max: 16 });
+  // Top-ups ask catalogue for the offers of a profile (records 0240, 0244).
+  const topups = createTopupClient({
+    baseUrl: config.CATALOGUE_URL,
+    internalToken: config.INTERNAL_TOKEN ?? '',
+    timeoutMs: config.CATALOGUE_TIMEOUT_MS,
+    logger,
+  });
 
   return createServiceApp({
     ...serviceFrame(context),
@@ -56,6 +65,7 @@ export function createApp(context: InventoryContext): Express {
         tsRestOptions,
       );
       createExpressEndpoints(contract.balance, balanceRouter({ knex, cursors }), app, tsRestOptions);
+      createExpressEndpoints(contract.topups, topupRouter({ knex, topups, cursors }), app, tsRestOptions);
       createExpressEndpoints(
         contract.testClocks,
         testClockRouter({

@@ -151,4 +151,15 @@ export const TRIGGER_RECIPES = {
     how: 'sets a simulated balance just above one eSIM with the threshold at its price, buys one, then puts the balance back',
     run: lowBalance,
   },
+  'esim.topped_up': {
+    how: 'buys one eSIM and tops it up with the first bundle it can take (POST /v1/esim/{id}/topups)',
+    run: async (s) => {
+      const esim = await buyEsim(s);
+      const [offer] = (await s.api.topups.offers(esim.id, { limit: 1 })).data;
+      if (!offer) throw new CliError(`No bundle can top ${esim.id} up.`);
+      const topup = await s.api.topups.create(esim.id, { bundle: offer.name });
+      s.out.log(`  topped ${esim.id} up with ${offer.name} (${topup.id})`);
+      return about(esim.id);
+    },
+  },
 } as const satisfies Record<EventType, Recipe>;

@@ -4,6 +4,7 @@ import {
   balanceLowEventDataSchema,
   esimReleasedEventDataSchema,
   esimStateEventDataSchema,
+  esimToppedUpEventDataSchema,
   esimUsageThresholdEventDataSchema,
   refundEventDataSchema,
 } from './data.ts';
@@ -65,6 +66,12 @@ export const EVENT_CATALOGUE = {
   'balance.low': {
     description: 'The available balance fell below the account’s low-balance threshold (once per crossing).',
     data: balanceLowEventDataSchema,
+  },
+  'esim.topped_up': {
+    description:
+      'A bundle was added to the eSIM (POST /v1/esim/{id}/topups): more data, a later `expires_at`. An eSIM revived from ' +
+      '`expired` is already back in its earlier state here; the event of that state follows.',
+    data: esimToppedUpEventDataSchema,
   },
 } as const satisfies Record<EventType, EventDefinition>;
 

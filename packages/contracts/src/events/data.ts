@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { apiKeySchema } from '../schemas/api-key.ts';
 import { balanceSchema } from '../schemas/balance.ts';
 import { refundSchema } from '../schemas/refund.ts';
+import { topupSchema } from '../schemas/topup.ts';
 import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
 import { appleInstallUrl, esimSchema } from '../schemas/esim.ts';
 import { titled } from '../schemas/titled.ts';
@@ -71,9 +72,23 @@ export const balanceLowEventDataSchema = titled(
   }),
 );
 
+/**
+ * esim.topped_up: the eSIM after the top-up (more data, a later `expires_at`; a revived eSIM already back in
+ * the state it had before it expired), the state it was in before, and the top-up (record 0243).
+ */
+export const esimToppedUpEventDataSchema = titled(
+  'EsimToppedUpEventData',
+  z.object({
+    object: eventEsimSchema,
+    previous_state: z.enum(ESIM_STATES),
+    topup: topupSchema,
+  }),
+);
+
 export type EsimStateEventData = z.infer<typeof esimStateEventDataSchema>;
 export type EsimReleasedEventData = z.infer<typeof esimReleasedEventDataSchema>;
 export type EsimUsageThresholdEventData = z.infer<typeof esimUsageThresholdEventDataSchema>;
 export type ApiKeyEventData = z.infer<typeof apiKeyEventDataSchema>;
 export type RefundEventData = z.infer<typeof refundEventDataSchema>;
 export type BalanceLowEventData = z.infer<typeof balanceLowEventDataSchema>;
+export type EsimToppedUpEventData = z.infer<typeof esimToppedUpEventDataSchema>;

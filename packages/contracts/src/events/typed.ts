@@ -22,6 +22,7 @@ export const typedEventSchema = z.discriminatedUnion('type', [
   typedEnvelope('refund.succeeded'),
   typedEnvelope('refund.failed'),
   typedEnvelope('balance.low'),
+  typedEnvelope('esim.topped_up'),
 ]);
 export type TypedEvent = z.infer<typeof typedEventSchema>;
 export type TypedEventOf<T extends EventType> = Extract<TypedEvent, { type: T }>;

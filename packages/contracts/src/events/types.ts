@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'refund.succeeded',
   'refund.failed',
   'balance.low',
+  'esim.topped_up',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -17,6 +17,10 @@ export const TAGS: Record<RouteGroup, TagObject> = {
     name: 'Balance',
     description: 'The balance live orders are paid from, every movement of it, and the refunds of cancelled eSIMs.',
   },
+  topups: {
+    name: 'Top-ups',
+    description: 'Adding bundles to an eSIM that already exists: the offers, the purchase, and the bundles on the eSIM.',
+  },
   events: { name: 'Events', description: 'The event log and its replay.' },
   webhooks: { name: 'Webhooks', description: 'Endpoints that receive events, signed per Standard Webhooks.' },
   test: { name: 'Test helpers', description: 'Sandbox-only helpers, for test keys.' },

@@ -15,7 +15,7 @@ export const listBalanceTransactionsQuerySchema = z
     cursor: cursorQuery,
     limit: limitQuery,
     type: z.enum(BALANCE_TRANSACTION_TYPES).optional().describe('Only transactions of this type.'),
-    source: balanceTransactionSourceSchema.optional().describe('Only the transactions of this order (`ord_...`) or refund (`re_...`).'),
+    source: balanceTransactionSourceSchema.optional().describe('Only the transactions of this order (`ord_...`), refund (`re_...`) or top-up (`top_...`).'),
   })
   .strict();
 

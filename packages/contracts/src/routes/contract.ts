@@ -8,6 +8,7 @@ import { metaRoutes } from './meta.ts';
 import { requestLogRoutes } from './request-logs.ts';
 import { testClockRoutes } from './test-clocks.ts';
 import { testHelperRoutes } from './test-helpers.ts';
+import { topupRoutes } from './topups.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 const c = initContract();
@@ -19,6 +20,7 @@ export const contract = c.router({
   requestLogs: requestLogRoutes,
   catalogue: catalogueRoutes,
   esim: esimRoutes,
+  topups: topupRoutes,
   balance: balanceRoutes,
   events: eventRoutes,
   webhooks: webhookRoutes,

@@ -43,7 +43,8 @@ export const balanceTransactionSchema = titled(
       .describe(
         '`order`: an order’s price, held before the supplier is asked (kept when the order is recorded); `order_release`: ' +
           'that hold given back (the purchase failed); `refund`: a cancelled eSIM’s price, once the supplier refunded it; ' +
-          '`credit`: money added; `adjustment`: the balance set by the operator (or POST /v1/test/balance).',
+          '`credit`: money added; `adjustment`: the balance set by the operator (or POST /v1/test/balance); `topup`, `topup_release`: ' +
+          'a top-up’s price and its hold given back, as an order’s.',
       ),
     amount_cents: cents.describe('Signed: negative takes from the balance, positive adds to it.'),
     balance_after_cents: cents.min(0).describe('`available_cents` right after this transaction.'),
@@ -51,14 +52,19 @@ export const balanceTransactionSchema = titled(
     source: z
       .string()
       .nullable()
-      .describe('What caused it: an order id (`ord_...`) for `order` and `order_release`, a refund id (`re_...`) for `refund`; null otherwise.'),
+      .describe(
+        'What caused it: an order id (`ord_...`) for `order` and `order_release`, a refund id (`re_...`) for `refund`, a top-up id (`top_...`) ' +
+          'for `topup` and `topup_release`; null otherwise.',
+      ),
     description: z.string().nullable(),
     created_at: unixSeconds,
   }),
 );
 export type BalanceTransaction = z.infer<typeof balanceTransactionSchema>;
 
-/** A `source` filter: an order or a refund id. */
-export const balanceTransactionSourceSchema = z.string().regex(new RegExp(`${idPattern(ID_PREFIXES.order).source}|${idPattern(ID_PREFIXES.refund).source}`), {
-  message: 'must be an order id (`ord_...`) or a refund id (`re_...`)',
-});
+/** A `source` filter: an order, a refund or a top-up id. */
+export const balanceTransactionSourceSchema = z
+  .string()
+  .regex(new RegExp(`${idPattern(ID_PREFIXES.order).source}|${idPattern(ID_PREFIXES.refund).source}|${idPattern(ID_PREFIXES.topup).source}`), {
+    message: 'must be an order id (`ord_...`), a refund id (`re_...`) or a top-up id (`top_...`)',
+  });

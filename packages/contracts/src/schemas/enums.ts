@@ -40,9 +40,10 @@ export const CURRENCIES = ['USD'] as const;
  * What moved a balance (records 0156 and 0157): `order` (a live order's price, held before the supplier
  * is asked and kept when the order is recorded), `order_release` (an order's hold given back: the
  * purchase failed or was given up), `refund` (a cancelled eSIM's price, once the supplier refunded us),
- * `credit` (money the operator added), `adjustment` (the operator set the balance, or a sandbox helper).
+ * `credit` (money the operator added), `adjustment` (the operator set the balance, or a sandbox helper),
+ * `topup` and `topup_release` (a top-up's price and its hold given back, as an order's: record 0242).
  */
-export const BALANCE_TRANSACTION_TYPES = ['order', 'order_release', 'refund', 'credit', 'adjustment'] as const;
+export const BALANCE_TRANSACTION_TYPES = ['order', 'order_release', 'refund', 'credit', 'adjustment', 'topup', 'topup_release'] as const;
 export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
 
 /** A refund is `pending` until the supplier has refunded us (or refused to), then `succeeded` or `failed`. */
@@ -64,3 +65,14 @@ export const API_KEY_STATUSES = ['active', 'revoked'] as const;
 
 export const USAGE_THRESHOLDS = [50, 80, 100] as const;
 export type UsageThreshold = (typeof USAGE_THRESHOLDS)[number];
+
+/**
+ * A bundle on an eSIM (GET /v1/esim/{id}/bundles, record 0241): `queued` (bought, waiting for the one
+ * before it to end), `active` (the one in use), `depleted` (its data used up), `expired` (its validity ended).
+ */
+export const ESIM_BUNDLE_STATES = ['queued', 'active', 'depleted', 'expired'] as const;
+export type EsimBundleState = (typeof ESIM_BUNDLE_STATES)[number];
+
+/** A top-up is `succeeded` once its bundle is on the eSIM (record 0240). */
+export const TOPUP_STATUSES = ['succeeded'] as const;
+export type TopupStatus = (typeof TOPUP_STATUSES)[number];

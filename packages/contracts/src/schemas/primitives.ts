@@ -3,7 +3,7 @@ import { ENVIRONMENTS } from './enums.ts';
 
 /**
  * Id prefixes of record 0250, plus `msgatt` for webhook delivery attempts, `clock` for test clocks,
- * `btx` for balance transactions and `re` for refunds.
+ * `btx` for balance transactions, `re` for refunds and `top` for top-ups.
  */
 export const ID_PREFIXES = {
   esim: 'esim',
@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   testClock: 'clock',
   balanceTransaction: 'btx',
   refund: 're',
+  topup: 'top',
 } as const;
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 

@@ -3,12 +3,11 @@ import { errorMessage, newId, type Caller, type IdempotencyClaim, type Logger, t
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { isDuplicateIccid } from '../db/esim-repository.ts';
-import { lockBalance, postMovement } from '../db/ledger-repository.ts';
 import { keepHold } from '../db/purchase-settlement.ts';
+import { payFromSimulatedBalance } from '../db/simulated-payment.ts';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
 import { giveBackTestEsims, takeTestEsims, utcDay } from '../db/test-quotas.ts';
 import { testEsimsQuotaExceeded } from '../domain/test-quotas.ts';
-import { assertCanPay } from '../domain/balance.ts';
 import { initialMetadata } from '../domain/metadata.ts';
 import { assertOrderable, priceOrder } from '../domain/order.ts';
 import { assertSandboxCaller, clockInstant, testClockNotFound } from '../domain/test-clock.ts';
@@ -137,7 +136,13 @@ async function placeSandboxOrder(deps: PlaceOrderDeps, caller: Caller, draft: Dr
       if (draft.testClock === null && !paid) return await writeOrder(deps.knex, caller, order, now(), claim, { batcher: deps.orders, unpaid: true });
       return await deps.knex.transaction(async (trx) => {
         const at = draft.testClock === null ? now() : clockInstant(await orderTimeOnClock(trx, caller, draft.testClock));
-        await payFromSimulatedBalance(trx, caller, orderId, draft, at);
+        const total = draft.bundle.price_cents * draft.quantity;
+        await payFromSimulatedBalance(
+          trx,
+          caller,
+          { type: 'order', amount_cents: total, source: orderId, description: `${draft.quantity} × ${draft.bundle.name}` },
+          at,
+        );
         return writeOrder(trx, caller, order, at, claim);
       });
     } catch (error) {
@@ -151,15 +156,6 @@ async function placeSandboxOrder(deps: PlaceOrderDeps, caller: Caller, draft: Dr
       throw error;
     }
   }
-}
-
-/** Takes the order's total from the account's simulated balance, if one is in use (402 when it cannot pay). */
-async function payFromSimulatedBalance(trx: Knex.Transaction, caller: Caller, orderId: string, draft: Draft, at: Date): Promise<void> {
-  const balance = await lockBalance(trx, caller.accountId, 'test', { create: false, now: Math.floor(at.getTime() / 1000) });
-  if (!balance?.enforced) return;
-  const total = draft.bundle.price_cents * draft.quantity;
-  assertCanPay(balance.available_cents, total, 'test');
-  await postMovement(trx, balance, { type: 'order', amount_cents: -total, source: orderId, description: `${draft.quantity} × ${draft.bundle.name}` }, at);
 }
 
 const purchaseGivenUp = () =>

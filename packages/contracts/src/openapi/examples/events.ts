@@ -1,6 +1,7 @@
 import type { EventType } from '../../events/types.ts';
 import type { TypedEventOf } from '../../events/typed.ts';
 import { activeEsimExample, apiKeyExample, balanceExample, EXAMPLE_IDS, EXAMPLE_TIME, esimExample, refundExample } from './resources.ts';
+import { topupExample, toppedUpEsimExample } from './topups.ts';
 
 /** `time` of an event at `second`, with milliseconds, as events carry it. */
 const timeAt = (second: number, millis: number): string => `${new Date(second * 1000).toISOString().slice(0, 19)}.${String(millis).padStart(3, '0')}Z`;
@@ -70,4 +71,9 @@ export const EVENT_EXAMPLES: { [T in EventType]: TypedEventOf<T> } = {
     { object: { ...balanceExample, available_cents: 9_402 }, threshold_cents: 10_000 },
     'live',
   ),
+  'esim.topped_up': envelope('esim.topped_up', 'evt_01m7q5dwr7k2m9qd4x8hv3n6tb', at(86_400), {
+    object: toppedUpEsimExample,
+    previous_state: 'active',
+    topup: topupExample,
+  }),
 };

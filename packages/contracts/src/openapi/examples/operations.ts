@@ -25,6 +25,7 @@ import {
   webhookEndpointExample,
   webhookEndpointWithSecretExample,
 } from './resources.ts';
+import { esimBundleExamples, topupExample, topupOfferExamples } from './topups.ts';
 
 /** An operationId of the public contract (the key of its route). */
 export type RouteKey = { [G in keyof Contract]: keyof Contract[G] & string }[keyof Contract];
@@ -83,6 +84,9 @@ export const OPERATION_EXAMPLES: Record<RouteKey, OperationExample> = {
     param: 'state',
   },
   getEsimQrCode: { parameters: esimPath, response: undefined, responseMedia: { 'image/svg+xml': QR_SVG } },
+  listEsimTopupOffers: { parameters: { ...esimPath, limit: 20 }, response: list(topupOfferExamples), param: 'limit' },
+  createEsimTopup: { parameters: esimPath, body: { bundle: 'esim_20GB_30D_EU' }, response: topupExample, param: 'bundle' },
+  listEsimBundles: { parameters: { ...esimPath, limit: 20 }, response: list(esimBundleExamples), param: 'limit' },
   getBalance: { response: balanceExample },
   listBalanceTransactions: {
     parameters: { limit: 20, type: 'order', source: EXAMPLE_IDS.liveOrder },

@@ -1,0 +1,14 @@
+import { internalCatalogueTopupsContract } from '@connectivity/contracts';
+import { getCaller } from '@connectivity/platform';
+import { initServer } from '@ts-rest/express';
+import type { CatalogueDeps } from '../use-cases/live-catalogue.ts';
+import { listTopupOffers } from '../use-cases/list-topup-offers.ts';
+
+const s = initServer();
+
+/** Top-ups as inventory asks for them (records 0240-0244). */
+export function internalTopupsRouter(deps: CatalogueDeps) {
+  return s.router(internalCatalogueTopupsContract, {
+    listTopupOffers: async ({ query, res }) => ({ status: 200, body: { offers: await listTopupOffers(deps, getCaller(res), query) } }),
+  });
+}

@@ -1,0 +1,30 @@
+import { ApiError, type InternalBundle } from '@connectivity/contracts';
+import type { Caller } from '@connectivity/platform';
+import { toPublicBundle, type CatalogueBundle } from '../domain/bundle.ts';
+import type { CatalogueDeps } from './live-catalogue.ts';
+
+/**
+ * Whether `offer` can top up an eSIM bought with `base` (record 0240): listed, covering every country of
+ * the base bundle (a regional or global bundle tops up a single-country eSIM of one of its countries), and
+ * of the same kind (an unlimited eSIM takes unlimited bundles, a limited one limited bundles: data added
+ * to no limit, or no limit added to a count, means nothing).
+ */
+export function canTopUp(base: Pick<CatalogueBundle, 'countries' | 'unlimited'>, offer: CatalogueBundle): boolean {
+  return !offer.retired && offer.unlimited === base.unlimited && base.countries.every((country) => offer.countries.includes(country));
+}
+
+/**
+ * GET /internal/topup-offers: the bundles that can be added to the profile `iccid`, bought with `bundle`,
+ * by name. The sandbox's come from its catalogue; a live supplier is asked for its own offers for the
+ * profile (record 0244): until it can be, a live top-up is refused as not orderable.
+ */
+export async function listTopupOffers(deps: CatalogueDeps, caller: Caller, query: { bundle: string; iccid: string }): Promise<InternalBundle[]> {
+  if (caller.environment !== 'test') {
+    throw new ApiError('capability_not_orderable', { message: 'Live top-ups are not offered by the configured supplier yet.' });
+  }
+  const base = await deps.bundles.get(query.bundle);
+  if (!base) throw new ApiError('resource_not_found', { param: 'bundle', message: `No bundle named \`${query.bundle}\`.` });
+  return (await deps.bundles.all())
+    .filter((offer) => canTopUp(base, offer))
+    .map((offer) => ({ ...toPublicBundle(offer, false), retired: false, environments: ['test'] }));
+}
