@@ -1,7 +1,7 @@
 import { context, trace } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { ApiError, isApiError, isRouteMatch, matchRoute, type ServiceVersion } from '@connectivity/contracts';
-import type { Caller, Logger } from '@connectivity/platform';
+import { idempotencyOwner, type Caller, type Logger } from '@connectivity/platform';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder } from '../clients/forwarder.ts';
@@ -137,7 +137,7 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
   if (idempotencyKey !== undefined) {
     await checkIdempotencyKey(
       deps.edge.reservations,
-      { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
+      { owner: idempotencyOwner(key.account_id, key.environment), idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
       deps.idempotency.retentionMs,
     );
   }
