@@ -101,6 +101,15 @@ export const configSchema = serviceConfigSchema(8080).extend({
     .positive()
     .max(24 * 30)
     .default(24),
+  /**
+   * Slow clients (record 0201): the request line and headers within REQUEST_HEADERS_TIMEOUT_MS,
+   * the whole body within REQUEST_BODY_TIMEOUT_MS of the start of its read; past either, 408
+   * `request_timeout` and the connection closed. At most BODY_READS_PER_KEY bodies of one API
+   * key are read at once in an instance; past that, 429 `rate_limited`.
+   */
+  REQUEST_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  BODY_READS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(32),
   /** How long a stored idempotent response is replayed (DECISIONS.md: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   SERVICE_VERSION_TIMETABLE: timetableSchema,

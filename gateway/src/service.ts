@@ -22,6 +22,7 @@ import type { KeyChangeNotice } from './domain/key-change.ts';
 import { OpenStreams } from './domain/open-streams.ts';
 import { SpentBudgets } from './domain/spent-budgets.ts';
 import { startAdminListener } from './workers/admin-listener.ts';
+import { BodyReads } from './domain/body-reads.ts';
 import { startKeyUseFlusher } from './workers/key-use-flusher.ts';
 import { startRequestLogFlusher } from './workers/request-log-flusher.ts';
 import { startRequestLogPurger } from './workers/request-log-purger.ts';
@@ -45,6 +46,8 @@ export interface EdgeState {
   reservations: KeyReservations;
   /** Announces a key or account change to every instance (this one first). */
   keysChanged: (notice: KeyChangeNotice) => void;
+  /** Request bodies being read per key, capped (BODY_READS_PER_KEY, record 0201). */
+  bodyReads: BodyReads;
 }
 
 /** What the gateway's app and background work share. */
@@ -80,6 +83,7 @@ function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
     spentBudgets: new SpentBudgets(),
     reservations: keyReservations(knex),
     keysChanged: keyChangeAnnouncer(runtime.bus, keys, runtime.logger),
+    bodyReads: new BodyReads(config.BODY_READS_PER_KEY),
   };
 }
 

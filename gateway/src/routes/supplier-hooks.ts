@@ -2,12 +2,14 @@ import { SUPPLIER_VENDORS, type SupplierVendor } from '@connectivity/contracts';
 import { Router, type Request, type Response } from 'express';
 import type { PassCallback } from '../clients/supplier-callbacks.ts';
 import { applyAddressLimit, type RateLimitDeps } from '../use-cases/rate-limit.ts';
-import { readRawBody } from '../use-cases/read-body.ts';
+import { readRawBody, type BodyDeadline } from '../use-cases/read-body.ts';
 
 export interface SupplierHookDeps extends RateLimitDeps {
   passCallback: PassCallback;
   perMinute: number;
   maxBodyBytes: number;
+  /** A callback's body within this, as every body (record 0201). */
+  bodyDeadline: BodyDeadline;
 }
 
 /** Headers never passed on with a callback: nothing a vendor signs, and nothing of anyone's session. */
@@ -34,7 +36,7 @@ export function supplierHookRoutes(deps: SupplierHookDeps): Router {
   const router = Router();
   const receive = (vendor: SupplierVendor) => async (req: Request, res: Response) => {
     await applyAddressLimit(deps, req, res, 'hooks', deps.perMinute);
-    const body = await readRawBody(req, deps.maxBodyBytes);
+    const body = await readRawBody(req, deps.maxBodyBytes, deps.bodyDeadline);
     const receipt = await deps.passCallback(vendor, { body_base64: body.toString('base64'), headers: headersOf(req) });
     res.status(200).json(receipt);
   };

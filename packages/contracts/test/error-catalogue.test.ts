@@ -8,6 +8,8 @@ const SPEC_TABLE = [
   ['unsupported_version', 'invalid_request', 400],
   ['idempotency_key_required', 'invalid_request', 400],
   ['body_not_json', 'invalid_request', 400],
+  // The edge's own (record 0201), next to its type.
+  ['request_timeout', 'invalid_request', 408],
   ['key_missing', 'authentication', 401],
   ['key_invalid', 'authentication', 401],
   ['key_revoked', 'authentication', 401],
@@ -35,7 +37,7 @@ describe('error catalogue', () => {
     expect(ERROR_CATALOGUE[code]).toMatchObject({ type, status });
   });
 
-  it('holds exactly the 25 codes, in table order', () => {
+  it("holds exactly the 25 codes and the edge's own, in table order", () => {
     expect(ERROR_CODES).toEqual(SPEC_TABLE.map(([code]) => code));
   });
 
@@ -47,7 +49,7 @@ describe('error catalogue', () => {
   });
 
   it('serves catalogue items that match the item schema', () => {
-    expect(errorCodeItems()).toHaveLength(25);
+    expect(errorCodeItems()).toHaveLength(26);
     for (const item of errorCodeItems()) expect(errorCodeItemSchema.parse(item)).toEqual(item);
     expect(errorCodeItem('rate_limited')).toEqual({
       object: 'error_code',

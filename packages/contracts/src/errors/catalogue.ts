@@ -1,4 +1,5 @@
-// The 25 error codes of the specification's error table, in table order, with their type and HTTP status.
+// The 25 error codes of the specification's error table, in table order, with their type and HTTP status, and
+// the edge's own beyond it (`request_timeout`, record 0201) next to the codes of their type.
 export const ERROR_TYPES = [
   'invalid_request',
   'authentication',
@@ -39,6 +40,11 @@ export const ERROR_CATALOGUE = {
     type: 'invalid_request',
     status: 400,
     description: 'The request body does not parse as JSON, or is JSON but not an object.',
+  },
+  request_timeout: {
+    type: 'invalid_request',
+    status: 408,
+    description: 'The request (its headers, or its whole body) did not arrive within the time allowed; the connection is closed.',
   },
   key_missing: {
     type: 'authentication',

@@ -14,6 +14,9 @@ export const ERROR_GUIDES: Record<ErrorCode, string> = {
     'Add an `Idempotency-Key` header (8 to 128 characters, e.g. a UUID) to every POST, PATCH and DELETE, and reuse the same key ' +
     'when you retry that request. The SDK does this for you.',
   body_not_json: 'Send a JSON object as the body with `Content-Type: application/json`.',
+  request_timeout:
+    'Send the whole request at once: the headers within 10 s and the body within 10 s of them (by default). A retry with the same ' +
+    '`Idempotency-Key` is safe; a body this slow is usually a stalled connection or proxy.',
   key_missing: 'Send your API key as `Authorization: Bearer sk_test_...` (sandbox) or `Bearer sk_live_...` (live).',
   key_invalid: 'Check that the whole key was copied. Test keys start with `sk_test_`, live keys with `sk_live_`.',
   key_revoked: 'The key was rotated or revoked by your operator. Use the key that replaced it; retrying with this one never succeeds.',

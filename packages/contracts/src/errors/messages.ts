@@ -7,6 +7,7 @@ export const DEFAULT_ERROR_MESSAGES: Record<ErrorCode, string> = {
   unsupported_version: 'This Service-Version is not supported. The only supported version is 2026-09-01.',
   idempotency_key_required: 'This request changes something, so it needs an Idempotency-Key header (8 to 128 characters).',
   body_not_json: 'The request body must be a JSON object.',
+  request_timeout: 'The request was not received in time. The connection is closed; send the request again.',
   key_missing: 'No API key provided. Send it as "Authorization: Bearer <API_KEY>".',
   key_invalid: 'The API key provided is not valid.',
   key_revoked: 'The API key provided has been revoked.',

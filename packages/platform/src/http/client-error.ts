@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '@connectivity/contracts';
 import { newId } from '../ids.ts';
@@ -7,8 +7,9 @@ function errorFor(code: string | undefined): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('invalid_parameter', { param: 'headers', message: 'The request headers are larger than 16 KiB.' });
+    // Node's headers and whole-request deadlines (record 0201).
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('invalid_parameter', { message: 'The request was not received in time.' });
+      return new ApiError('request_timeout');
     default:
       return new ApiError('invalid_parameter', {
         message: 'The request is not valid HTTP/1.1: check the request line, the path (percent-encode anything but ASCII) and the headers.',
@@ -32,7 +33,7 @@ export function answerClientErrors(server: Server, baseUrl: string): void {
     const body = JSON.stringify(apiError.toBody(baseUrl));
     socket.end(
       [
-        `HTTP/1.1 ${apiError.status} Bad Request`,
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? 'Bad Request'}`,
         'Content-Type: application/json; charset=utf-8',
         `Content-Length: ${Buffer.byteLength(body)}`,
         `Request-Id: ${newId('request')}`,
