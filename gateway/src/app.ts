@@ -1,5 +1,14 @@
 import { ApiError, CURRENT_SERVICE_VERSION } from '@connectivity/contracts';
-import { accessLog, createCursorCodec, defaultResponseHeaders, errorHandler, healthRoutes, requestId, resolveCursorSecret } from '@connectivity/platform';
+import {
+  accessLog,
+  createCursorCodec,
+  type ServerTimeouts,
+  defaultResponseHeaders,
+  errorHandler,
+  healthRoutes,
+  requestId,
+  resolveCursorSecret,
+} from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
 import { createForwarder, type Forwarder } from './clients/forwarder.ts';
 import { createSupplierCallbacks, type PassCallback } from './clients/supplier-callbacks.ts';
@@ -50,6 +59,7 @@ export function createApp(deps: AppDeps): Express {
     timetable: config.SERVICE_VERSION_TIMETABLE,
     deprecationLink: `${baseUrl.replace(/\/+$/, '')}/docs`,
     idempotency: { retentionMs: config.IDEMPOTENCY_TTL_SECONDS * 1000 },
+    bodyDeadline: { ms: config.REQUEST_BODY_TIMEOUT_MS },
   };
 
   const app = express();
@@ -59,6 +69,12 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = baseUrl;
+  // Read by `listen`: how long a client may take over its headers, and over its whole request (a
+  // backstop past the body deadline, for bodies no route reads; record 0201).
+  app.locals.serverTimeouts = {
+    headersMs: config.REQUEST_HEADERS_TIMEOUT_MS,
+    requestMs: config.REQUEST_HEADERS_TIMEOUT_MS + config.REQUEST_BODY_TIMEOUT_MS + 5_000,
+  } satisfies ServerTimeouts;
   // Conditional GETs would turn API responses into bodiless 304s; clients expect JSON.
   app.set('etag', false);
   // The edge makes its own request ids: a client cannot choose the id its logs are filed under.
@@ -90,6 +106,7 @@ export function createApp(deps: AppDeps): Express {
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       perMinute: config.SUPPLIER_HOOK_RATE_LIMIT_PER_MINUTE,
       maxBodyBytes: config.SUPPLIER_HOOK_MAX_BODY_BYTES,
+      bodyDeadline: { ms: config.REQUEST_BODY_TIMEOUT_MS },
       passCallback:
         deps.passCallback ??
         createSupplierCallbacks({ inventoryUrl: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS }),

@@ -105,6 +105,12 @@ export const configSchema = serviceConfigSchema(8080).extend({
     .positive()
     .max(24 * 30)
     .default(24),
+  /** Slow clients (record 0201): the request line and headers must arrive within this; past it, 408 `request_timeout` and the connection closed. */
+  REQUEST_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /** Slow clients (record 0201): the whole body must arrive within this of the start of its read; past it, 408 `request_timeout` and the connection closed. */
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /** Bodies of one API key read at once in an instance (record 0201); past that, 429 `rate_limited`. */
+  BODY_READS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(32),
   /** How long a stored idempotent response is replayed (record 0255: 24 hours). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   /** The deprecation timetable as JSON, e.g. `{"2026-09-01":{"deprecation":"2027-03-01","sunset":"2027-09-01"}}`: requests on a version with a date get `Deprecation`, `Sunset` and `Link`. */

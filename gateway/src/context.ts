@@ -7,6 +7,7 @@ import type { KeyCache } from './db/key-cache.ts';
 import type { KeyUse } from './db/key-use.ts';
 import type { RateLimiter } from './db/rate-limiter.ts';
 import type { RequestLog } from './db/request-log-buffer.ts';
+import type { BodyReads } from './domain/body-reads.ts';
 import type { KeyChangeNotice } from './domain/key-change.ts';
 import type { OpenStreams } from './domain/open-streams.ts';
 import type { SpentBudgets } from './domain/spent-budgets.ts';
@@ -30,6 +31,8 @@ export interface EdgeState {
   reservations: KeyReservations;
   /** Announces a key or account change to every instance (this one first). */
   keysChanged: (notice: KeyChangeNotice) => void;
+  /** Request bodies being read per key, capped (BODY_READS_PER_KEY, record 0201). */
+  bodyReads: BodyReads;
 }
 
 /** What the gateway's app and background work share. */

@@ -22,6 +22,7 @@ import { SCHEMA } from './db/schema.ts';
 import { OpenStreams } from './domain/open-streams.ts';
 import { SpentBudgets } from './domain/spent-budgets.ts';
 import { startAdminListener } from './workers/admin-listener.ts';
+import { BodyReads } from './domain/body-reads.ts';
 import { startKeyUseFlusher } from './workers/key-use-flusher.ts';
 import { startRequestLogFlusher } from './workers/request-log-flusher.ts';
 import { startRequestLogPurger } from './workers/request-log-purger.ts';
@@ -51,6 +52,7 @@ function createEdgeState(runtime: ServiceRuntime, config: Config): EdgeState {
     spentBudgets: new SpentBudgets(),
     reservations: keyReservations(knex),
     keysChanged: keyChangeAnnouncer(runtime.bus, keys, runtime.logger),
+    bodyReads: new BodyReads(config.BODY_READS_PER_KEY),
   };
 }
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestFingerprint } from '@connectivity/platform';
+import { idempotencyOwner, requestFingerprint } from '@connectivity/platform';
 import { gatewayIdempotency } from '../src/index.ts';
 import { keyReservations, reserveIdempotencyKeys } from '../src/db/idempotency-repository.ts';
 import { expectError, expectStandardHeaders } from './support/common-route-tests.ts';
@@ -16,6 +16,9 @@ afterAll(async () => {
 
 const order = (key: string, idempotencyKey: string, body: object = { bundle: 'esim_1GB_7D_GB' }) =>
   request(h.app).post('/v1/esim').set(bearer(key)).set('Idempotency-Key', idempotencyKey).send(body);
+
+/** Whom the account's test key's Idempotency-Keys belong to (record 0200). */
+const owner = (a: { accountId: string }) => idempotencyOwner(a.accountId, 'test');
 
 const records = (keyId: string, idempotencyKey: string) => h.db.knex('gateway.idempotency_records').where({ key_id: keyId, idempotency_key: idempotencyKey });
 
@@ -52,7 +55,7 @@ describe('replay', () => {
     expect(h.upstream.handled('PATCH', '/v1/esim/esim_1')).toBe(1);
   });
 
-  it('keys are scoped to the API key: another key may use the same Idempotency-Key', async () => {
+  it('keys are scoped to the account and environment: another account, or the other environment, may use the same Idempotency-Key', async () => {
     const a = await h.account();
     const b = await h.account();
     const key = idem();
@@ -61,6 +64,10 @@ describe('replay', () => {
     expect(other.status).toBe(201);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(other.body.id).not.toBe(first.body.id);
+    const live = await order(a.live, key);
+    expect(live.status).toBe(201);
+    expect(live.headers['idempotent-replayed']).toBeUndefined();
+    expect(live.body.id).not.toBe(first.body.id);
   });
 });
 
@@ -81,7 +88,7 @@ describe('conflicts', () => {
     const replay = () => request(h.app).post('/v1/events/replay').set(bearer(a.test)).set('Idempotency-Key', key).send({});
     const first = replay().then((res) => res);
     // Wait until the first request holds the claim.
-    await until(async () => (await records(a.testKeyId, key)).length === 1);
+    await until(async () => (await records(owner(a), key)).length === 1);
     const duplicate = await replay();
     expectError(duplicate, 409, 'idempotency_key_reused', 'Idempotency-Key');
     expect(duplicate.body.error.message).toMatch(/in progress/);
@@ -168,7 +175,7 @@ describe('what is not stored', () => {
     const a = await h.account();
     const key = idem();
     expectError(await order(a.test, key, { bundle: 'b', quantity: 0 }), 400, 'invalid_parameter', 'quantity');
-    expect(await records(a.testKeyId, key)).toHaveLength(0);
+    expect(await records(owner(a), key)).toHaveLength(0);
     expect((await order(a.test, key)).status).toBe(201);
   });
 
@@ -180,9 +187,12 @@ describe('what is not stored', () => {
       const send = () => request(down.app).post('/v1/esim').set(bearer(a.test)).set('Idempotency-Key', key).send({ bundle: 'b' });
       expectError(await send(), 500, 'internal_error');
       // The edge notes only which request the key is for; it never keeps an answer.
-      expect(await down.db.knex('gateway.idempotency_records').where({ key_id: a.testKeyId }).select('status', 'response_status', 'response_body')).toEqual([
-        { status: 'forwarded', response_status: null, response_body: null },
-      ]);
+      expect(
+        await down.db
+          .knex('gateway.idempotency_records')
+          .where({ key_id: owner(a) })
+          .select('status', 'response_status', 'response_body'),
+      ).toEqual([{ status: 'forwarded', response_status: null, response_body: null }]);
       const again = await send();
       expectError(again, 500, 'internal_error');
       expect(again.headers['idempotent-replayed']).toBeUndefined();
@@ -203,7 +213,7 @@ describe('an unknown outcome', () => {
     expectError(first, 500, 'internal_error');
     expect(first.body.error.message).toMatch(/same Idempotency-Key/);
     // The edge kept no answer (only which request the key is for), so the retry goes to the service.
-    expect(await records(a.testKeyId, key).select('response_status')).toEqual([{ response_status: null }]);
+    expect(await records(owner(a), key).select('response_status')).toEqual([{ response_status: null }]);
     expectError(await send(), 500, 'internal_error');
     const reached = h.upstream.seen.filter((seen) => seen.url === '/v1/test/usage' && seen.headers['idempotency-key'] === key);
     expect(reached).toHaveLength(2);
@@ -222,7 +232,7 @@ describe('an unknown outcome', () => {
       const first = await send();
       expect(first.status).toBe(status);
       if (retryAfter) expect(first.headers['retry-after']).toBe(retryAfter);
-      expect(await records(a.testKeyId, key).select('response_status')).toEqual([{ response_status: null }]);
+      expect(await records(owner(a), key).select('response_status')).toEqual([{ response_status: null }]);
       const again = await send();
       expect(again.status).toBe(200);
       expect(again.headers['idempotent-replayed']).toBeUndefined();
@@ -238,7 +248,7 @@ describe('an unknown outcome', () => {
     const release = h.upstream.hold();
     const send = () => request(h.app).post('/v1/events/replay').set(bearer(a.test)).set('Idempotency-Key', key).send({});
     const first = send().then((res) => res);
-    await until(async () => (await records(a.testKeyId, key)).length === 1);
+    await until(async () => (await records(owner(a), key)).length === 1);
     const duplicate = await send();
     expectError(duplicate, 409, 'idempotency_key_reused', 'Idempotency-Key');
     expect(duplicate.headers['retry-after']).toBe('1');
@@ -252,7 +262,7 @@ describe('an unknown outcome', () => {
     const body = { bundle: 'esim_5GB_30D_EU', quantity: 1 };
     // A claim left by a gateway that died mid-call: in progress, lease already over.
     await h.db.knex('gateway.idempotency_records').insert({
-      key_id: a.testKeyId,
+      key_id: owner(a),
       idempotency_key: key,
       fingerprint: requestFingerprint('POST', '/v1/esim', Buffer.from(JSON.stringify(body))),
       claim_id: 'dead-gateway',
@@ -291,7 +301,7 @@ describe('retention', () => {
     const [row] = await h.db.knex
       .raw<{ rows: { hours: number }[] }>(
         `select extract(epoch from (expires_at - created_at)) / 3600 as hours from gateway.idempotency_records where key_id = ? and idempotency_key = ?`,
-        [a.testKeyId, key],
+        [owner(a), key],
       )
       .then((r) => r.rows);
     expect(Number(row?.hours)).toBeCloseTo(24, 5);
@@ -302,10 +312,10 @@ describe('retention', () => {
     const key = idem();
     const first = await order(a.test, key);
     // Past the retention at the edge and in the service that owns the order.
-    await records(a.testKeyId, key).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    await records(owner(a), key).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
     await h.db
       .knex('upstream_stub.idempotency_records')
-      .where({ key_id: a.testKeyId, idempotency_key: key })
+      .where({ key_id: owner(a), idempotency_key: key })
       .update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
     const again = await order(a.test, key);
     expect(again.status).toBe(201);
@@ -314,10 +324,10 @@ describe('retention', () => {
 
     const other = idem();
     await order(a.test, other);
-    await records(a.testKeyId, other).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
+    await records(owner(a), other).update({ expires_at: h.db.knex.raw("now() - interval '1 second'") });
     expect(await gatewayIdempotency.purgeExpired(h.db.knex)).toBeGreaterThanOrEqual(1);
-    expect(await records(a.testKeyId, other)).toHaveLength(0);
-    expect(await records(a.testKeyId, key)).toHaveLength(1);
+    expect(await records(owner(a), other)).toHaveLength(0);
+    expect(await records(owner(a), key)).toHaveLength(1);
   });
 });
 

@@ -37,11 +37,11 @@ describe('catalogues', () => {
     expect(items[0]).toMatchObject({ object: 'event_type', description: expect.any(String), data_schema: expect.any(Object) });
   });
 
-  it('GET /v1/error_codes lists the 26 codes with type and status', async () => {
+  it('GET /v1/error_codes lists the 29 codes with type and status', async () => {
     const a = await h.account();
     const items = await readAll('/v1/error_codes', a.test, 10);
     expect(items.map((item) => item.code)).toEqual([...ERROR_CODES]);
-    expect(items).toHaveLength(26);
+    expect(items).toHaveLength(29);
     expect(items.find((item) => item.code === 'rate_limited')).toMatchObject({ object: 'error_code', type: 'rate_limit', status: 429 });
   });
 

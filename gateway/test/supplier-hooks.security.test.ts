@@ -65,8 +65,23 @@ describe('POST /hooks/<vendor>', () => {
     expect(forwarded().length).toBe(before);
   });
 
-  it("a signature inventory refuses is 401 in the API's error object", async () => {
-    expectError(await request(h.app).post('/hooks/airalo').set(nextSource()).set('X-Signature-SHA256', 'forged').send('{}'), 401, 'key_invalid');
+  it("a signature inventory refuses is 401 signature_invalid, a code of its own (not an API key's), in the API's error object", async () => {
+    const refused = await request(h.app).post('/hooks/airalo').set(nextSource()).set('X-Signature-SHA256', 'forged').send('{}');
+    expectError(refused, 401, 'signature_invalid');
+    expect(refused.body.error.link).toMatch(/\/v1\/errors\/signature_invalid$/);
+  });
+
+  it('the vendor that is not the live one: the 404 of any unknown route, naming nothing', async () => {
+    const a = await h.account();
+    const before = forwarded().length;
+    const res = await request(h.app).post('/hooks/esim-go').set(nextSource()).set('X-Signature-SHA256', 'good').set('X-Live-Supplier', 'airalo').send('{}');
+    expect(forwarded().length).toBe(before + 1);
+    expectError(res, 404, 'no_such_route');
+    // Word for word what an unknown route answers.
+    const unknown = await request(h.app).post('/v1/nowhere').set(bearer(a.test)).send('{}');
+    expect(res.body).toEqual({ error: { ...unknown.body.error, message: 'No route POST /hooks/esim-go.' } });
+    expect(unknown.body.error.message).toBe('No route POST /v1/nowhere.');
+    expect(JSON.stringify(res.body)).not.toMatch(/airalo|live|supplier|vendor/i);
   });
 
   it('a body over the limit is refused before anything is passed on', async () => {
@@ -76,10 +91,17 @@ describe('POST /hooks/<vendor>', () => {
     expect(forwarded().length).toBe(before);
   });
 
-  it('an unknown vendor, or another method, is not a hook: it goes to the API, which asks for a key', async () => {
+  it('an unknown vendor is not a hook: it goes to the API, which asks for a key', async () => {
     const before = forwarded().length;
     expectError(await request(h.app).post('/hooks/someone').set(nextSource()).send('{}'), 401, 'key_missing');
-    expectError(await request(h.app).get('/hooks/airalo').set(nextSource()), 401, 'key_missing');
+    expect(forwarded().length).toBe(before);
+  });
+
+  it.each(['get', 'put', 'patch', 'delete', 'options'] as const)('%s at a hook is 405 method_not_allowed with Allow, passing nothing on', async (method) => {
+    const before = forwarded().length;
+    const res = await request(h.app)[method]('/hooks/airalo').set(nextSource()).send('{}');
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toBe('POST, HEAD');
     expect(forwarded().length).toBe(before);
   });
 

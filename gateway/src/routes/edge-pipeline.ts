@@ -1,7 +1,7 @@
 import { context, trace } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { ApiError, isApiError, isRouteMatch, matchRoute, type ServiceVersion } from '@connectivity/contracts';
-import type { Caller, Logger } from '@connectivity/platform';
+import { idempotencyOwner, type Caller, type Logger } from '@connectivity/platform';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { UpstreamFailure, upstreamError, type ForwardedResponse, type Forwarder } from '../clients/forwarder.ts';
@@ -18,7 +18,7 @@ import { forwardRequestOf, readThroughCache } from '../use-cases/forward-request
 import { logWhenAnswered, ROUTE_LOCAL } from '../use-cases/log-request.ts';
 import { pinVersionOnFirstCall } from '../use-cases/pin-version.ts';
 import { addressBucket, applyAddressLimit, countRequest, refuseIfLimited, refuseIfSpent } from '../use-cases/rate-limit.ts';
-import { parseJsonObject, readRawBody } from '../use-cases/read-body.ts';
+import { parseJsonObject, readRawBody, type BodyDeadline } from '../use-cases/read-body.ts';
 import { setHeaders } from '../use-cases/response-headers.ts';
 
 export interface EdgeDeps {
@@ -32,6 +32,8 @@ export interface EdgeDeps {
   timetable: VersionTimetable;
   deprecationLink: string;
   idempotency: { retentionMs: number };
+  /** The whole body within this of the read's start (REQUEST_BODY_TIMEOUT_MS, record 0201). */
+  bodyDeadline: BodyDeadline;
 }
 
 /** Where the edge leaves the version a gateway-owned route is served at, for its router. */
@@ -113,7 +115,7 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
   if (entry.metadata.testOnly && key.environment !== 'test') throw new ApiError('live_key_test_resource');
 
   // 6. The body must be a JSON object (when there is one).
-  const raw = entry.route.method === 'GET' ? Buffer.alloc(0) : await readRawBody(req);
+  const raw = entry.route.method === 'GET' ? Buffer.alloc(0) : await readBody(deps, req, res, key.id);
   const body = parseJsonObject(raw);
 
   // 7. Idempotency-Key on mutating routes.
@@ -137,7 +139,7 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
   if (idempotencyKey !== undefined) {
     await checkIdempotencyKey(
       deps.edge.reservations,
-      { keyId: key.id, idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
+      { owner: idempotencyOwner(key.account_id, key.environment), idempotencyKey, method: req.method, pathWithQuery: req.originalUrl, body: raw },
       deps.idempotency.retentionMs,
     );
   }
@@ -159,4 +161,21 @@ async function handle(deps: EdgeDeps, req: Request, res: Response): Promise<bool
   setHeaders(res, response.headers);
   res.status(response.status).send(response.body);
   return false;
+}
+
+/**
+ * The body within its deadline, as one of the key's capped reads (record 0201); a read refused by
+ * the cap says when to try again, as every 429 does.
+ */
+async function readBody(deps: EdgeDeps, req: Request, res: Response, keyId: string): Promise<Buffer> {
+  try {
+    return await deps.edge.bodyReads.during(keyId, () => readRawBody(req, undefined, deps.bodyDeadline));
+  } catch (error) {
+    if (isApiError(error) && error.code === 'rate_limited') {
+      res.setHeader('Retry-After', '1');
+      // The body is not read: the connection closes after the answer rather than carry it.
+      res.setHeader('Connection', 'close');
+    }
+    throw error;
+  }
 }

@@ -2,7 +2,8 @@ import { domainMetrics, keyReused, requestFingerprint } from '@connectivity/plat
 import type { KeyReservations } from '../db/idempotency-repository.ts';
 
 export interface IdempotentCall {
-  keyId: string;
+  /** The account and environment the key belongs to (`idempotencyOwner`, record 0200), not the API key. */
+  owner: string;
   idempotencyKey: string;
   method: string;
   pathWithQuery: string;
@@ -22,7 +23,7 @@ export interface IdempotentCall {
  */
 export async function checkIdempotencyKey(reservations: KeyReservations, call: IdempotentCall, retentionMs: number): Promise<void> {
   const reservation = await reservations.reserve({
-    keyId: call.keyId,
+    keyId: call.owner,
     idempotencyKey: call.idempotencyKey,
     fingerprint: requestFingerprint(call.method, call.pathWithQuery, call.body),
     retentionMs,

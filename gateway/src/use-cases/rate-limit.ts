@@ -2,6 +2,7 @@ import { ApiError } from '@connectivity/contracts';
 import { domainMetrics } from '@connectivity/platform';
 import type { Request, Response } from 'express';
 import type { RateLimitDecision } from '../db/rate-limiter.ts';
+import { addressKey } from '../domain/client-address.ts';
 import { rateLimitHeaders, secondsUntil } from '../domain/rate-limit-headers.ts';
 import type { EdgeState } from '../context.ts';
 import { setHeaders } from './response-headers.ts';
@@ -42,8 +43,12 @@ export type AddressBudget = 'anonymous' | 'docs' | 'hooks';
 
 const BUCKET_PREFIXES: Record<AddressBudget, string> = { anonymous: 'ip', docs: 'docs', hooks: 'hooks' };
 
-/** The bucket of requests that carry no valid key: counted per client address (see TRUST_PROXY). */
-export const addressBucket = (req: Request, budget: AddressBudget) => `${BUCKET_PREFIXES[budget]}:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+/**
+ * The bucket of requests that carry no valid key: counted per client address (see TRUST_PROXY),
+ * an IPv6 client per /64 (`addressKey`, record 0202).
+ */
+export const addressBucket = (req: Request, budget: AddressBudget) =>
+  `${BUCKET_PREFIXES[budget]}:${addressKey(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
 
 /**
  * Counts a request that carries no valid key, per client address, and refuses it once spent. A

@@ -150,7 +150,16 @@ export async function startUpstream(options: { db: Knex; leaseMs?: number }): Pr
   app.post('/internal/supplier-callbacks/:vendor', (req, res) => {
     const callback = JSON.parse(String(req.body)) as { body_base64: string; headers: Record<string, string> };
     if (callback.headers['x-signature-sha256'] !== 'good') {
-      res.status(401).json({ error: { type: 'authentication', code: 'key_invalid', message: 'The callback signature is invalid.', link: 'http://x' } });
+      res
+        .status(401)
+        .json({ error: { type: 'authentication', code: 'signature_invalid', message: 'The callback signature is missing or wrong.', link: 'http://x' } });
+      return;
+    }
+    // As inventory answers for the vendor that is not the live supplier (catalogue's words).
+    if (req.params.vendor === 'esim-go' && callback.headers['x-live-supplier'] === 'airalo') {
+      res
+        .status(404)
+        .json({ error: { type: 'not_found', code: 'resource_not_found', param: 'vendor', message: '`esim-go` is not the live supplier.', link: 'http://x' } });
       return;
     }
     res.json({ received: 1, stored: 1 });

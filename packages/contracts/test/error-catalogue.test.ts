@@ -8,9 +8,15 @@ const SPEC_TABLE = [
   ['unsupported_version', 'invalid_request', 400],
   ['idempotency_key_required', 'invalid_request', 400],
   ['body_not_json', 'invalid_request', 400],
+  // The edge's own (record 0201), next to its type.
+  ['request_timeout', 'invalid_request', 408],
+  // Record 0204.
+  ['method_not_allowed', 'invalid_request', 405],
   ['key_missing', 'authentication', 401],
   ['key_invalid', 'authentication', 401],
   ['key_revoked', 'authentication', 401],
+  // The vendors' callbacks (record 0204).
+  ['signature_invalid', 'authentication', 401],
   ['key_out_of_scope', 'permission', 403],
   ['test_key_live_resource', 'permission', 403],
   ['live_key_test_resource', 'permission', 403],
@@ -37,7 +43,7 @@ describe('error catalogue', () => {
     expect(ERROR_CATALOGUE[code]).toMatchObject({ type, status });
   });
 
-  it('holds exactly the 25 codes of the table, in table order, and quota_exceeded', () => {
+  it("holds exactly the 25 codes, the edge's own and quota_exceeded, in table order", () => {
     expect(ERROR_CODES).toEqual(SPEC_TABLE.map(([code]) => code));
   });
 
@@ -49,7 +55,7 @@ describe('error catalogue', () => {
   });
 
   it('serves catalogue items that match the item schema', () => {
-    expect(errorCodeItems()).toHaveLength(26);
+    expect(errorCodeItems()).toHaveLength(29);
     for (const item of errorCodeItems()) expect(errorCodeItemSchema.parse(item)).toEqual(item);
     expect(errorCodeItem('rate_limited')).toEqual({
       object: 'error_code',

@@ -4,16 +4,26 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runMigrations } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/types.ts';
-import { claimOf, createLogger, createServiceApp, idempotencyMigration, idempotencyStore, newId, oneStatement } from '../src/index.ts';
+import { claimOf, createLogger, createServiceApp, idempotencyMigration, idempotencyOwner, idempotencyStore, newId, oneStatement } from '../src/index.ts';
 import { testDatabaseBackends } from '../src/testing/database.ts';
 
 const TOKEN = 'an-internal-token-of-some-length';
 const SCHEMA = 'idem_test';
 
+/** The account of each API key in these tests: a key of its own unless a test gives one. */
+const accounts = new Map<string, string>();
+const accountOf = (keyId: string): string => {
+  const known = accounts.get(keyId) ?? newId('account');
+  accounts.set(keyId, known);
+  return known;
+};
+/** Whom a key's Idempotency-Keys belong to (record 0200). */
+const ownerOf = (keyId: string) => idempotencyOwner(accountOf(keyId), 'test');
+
 /** What the gateway sends with a caller's request. */
 const headers = (keyId: string, idempotencyKey: string) => ({
   'x-internal-token': TOKEN,
-  'x-account-id': 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz',
+  'x-account-id': accountOf(keyId),
   'x-environment': 'test',
   'x-key-id': keyId,
   'idempotency-key': idempotencyKey,
@@ -113,7 +123,12 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
     expect(again.body).toEqual(first.body);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await things(name)).toHaveLength(1);
-    // Another API key's identical key is another request.
+    // A rotated key of the same account finds the answer (record 0200).
+    const rotated = newId('apiKey');
+    accounts.set(rotated, accountOf(keyId));
+    expect((await post('/things', rotated, 'key-00000001', name)).headers['idempotent-replayed']).toBe('true');
+    expect(await things(name)).toHaveLength(1);
+    // Another account's identical key is another request.
     expect((await post('/things', newId('apiKey'), 'key-00000001', name)).headers['idempotent-replayed']).toBeUndefined();
     expect(await things(name)).toHaveLength(2);
   });
@@ -166,7 +181,7 @@ describe.each(testDatabaseBackends())('idempotency in the owning service, on $ki
       // The holder stops renewing (as a killed process would) and its lease runs out.
       await db.knex
         .table(`${SCHEMA}.idempotency_records`)
-        .where({ key_id: keyId })
+        .where({ key_id: ownerOf(keyId) })
         .update({ claim_id: 'dead-holder', locked_until: db.knex.raw("now() - interval '1 second'") });
       const retry = hold(keyId, 'key-00000005', name, path);
       await until(() => waiting(name) === 2);

@@ -28,7 +28,7 @@ describe('typed errors', () => {
 
   test('the subclasses narrow `code` to the codes of their type', () => {
     expectTypeOf<RateLimitError['code']>().toEqualTypeOf<'rate_limited'>();
-    expectTypeOf<CodeOfType<'authentication'>>().toEqualTypeOf<'key_missing' | 'key_invalid' | 'key_revoked'>();
+    expectTypeOf<CodeOfType<'authentication'>>().toEqualTypeOf<'key_missing' | 'key_invalid' | 'key_revoked' | 'signature_invalid'>();
   });
 
   test('a body that is not the contract’s error object is an UnexpectedResponseError', () => {

@@ -255,13 +255,13 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     // A changed body, a wrong or missing signature: 401, nothing read.
     const tampered = await send(vendorCase.vendor, last.body.replace(/\d/, '7'), lastHeaders);
     expect(tampered.status).toBe(401);
-    expect(tampered.body.error.code).toBe('key_invalid');
+    expect(tampered.body.error.code).toBe('signature_invalid');
     const signatureHeader = vendorCase.vendor === 'airalo' ? 'airalo-signature' : 'x-signature-sha256';
     const wrong = await send(vendorCase.vendor, last.body, { ...lastHeaders, [signatureHeader]: 'ab'.repeat(32) });
     expect(wrong.status).toBe(401);
     const missing = await send(vendorCase.vendor, last.body, {});
     expect(missing.status).toBe(401);
-    expect(missing.body.error.code).toBe('key_invalid');
+    expect(missing.body.error.code).toBe('signature_invalid');
     // The vendor that is not the live supplier is not heard at all.
     const other = await send(vendorCase.vendor === 'airalo' ? 'esim-go' : 'airalo', last.body, lastHeaders);
     expect(other.status).toBe(404);

@@ -83,12 +83,12 @@ describe('a callback at inventory', () => {
       .send({ body_base64: Buffer.from(body).toString('base64'), headers });
   const inboxSize = async () => Number(((await h.db.knex('inventory.supplier_reports').count({ n: '*' }).first()) as { n: string | number }).n);
 
-  it('with a bad or missing signature is 401 key_invalid and stores nothing', async () => {
+  it('with a bad or missing signature is 401 signature_invalid and stores nothing', async () => {
     const before = await inboxSize();
     const body = JSON.stringify({ alertType: 'Utilisation', iccid: '8944000000000000001' });
     const forged = await post('esim-go', body, { 'content-type': 'application/json', 'x-signature-sha256': 'ab'.repeat(32) });
     expect(forged.status).toBe(401);
-    expect(forged.body.error).toMatchObject({ code: 'key_invalid' });
+    expect(forged.body.error).toMatchObject({ code: 'signature_invalid' });
     expect((await post('esim-go', body, { 'content-type': 'application/json' })).status).toBe(401);
     expect(await inboxSize()).toBe(before);
   });

@@ -1,5 +1,5 @@
 import { SUPPLIER_VENDORS, type Order } from '@connectivity/contracts';
-import { newId } from '@connectivity/platform';
+import { idempotencyOwner, newId } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
 import { eventually, type Caller } from './support.ts';
@@ -59,7 +59,8 @@ describe.each(SUPPLIER_VENDORS)('a live order at %s', (vendor) => {
     expect(h.fake.control.counters().purchases).toBe(purchasesBefore + 1);
     expect(await ordersOf(h, caller.accountId)).toEqual([]);
     const [pending] = await intentsOf(h, caller.accountId);
-    expect(pending).toMatchObject({ state: 'pending', key_id: caller.keyId, idempotency_key: key });
+    // Keyed on the request's owner, the account and environment (record 0200), so a rotated key's retry finds it.
+    expect(pending).toMatchObject({ state: 'pending', key_id: idempotencyOwner(caller.accountId, caller.environment), idempotency_key: key });
 
     const retried = await retryOrder(h, caller, body, key);
     expect(retried.status, JSON.stringify(retried.body)).toBe(201);

@@ -6,6 +6,7 @@ import * as requestLogs from './0005_request_logs.ts';
 import * as idempotencyForwarded from './0006_idempotency_forwarded.ts';
 import * as throwawayKeys from './0007_throwaway_keys.ts';
 import * as balanceScope from './0008_balance_scope.ts';
+import * as idempotencyPerAccount from './0009_idempotency_per_account.ts';
 
 export const migrations: MigrationSet = {
   schema: SCHEMA,
@@ -18,5 +19,6 @@ export const migrations: MigrationSet = {
     '0006_idempotency_forwarded': idempotencyForwarded,
     '0007_throwaway_keys': throwawayKeys,
     '0008_balance_scope': balanceScope,
+    '0009_idempotency_per_account': idempotencyPerAccount,
   },
 };

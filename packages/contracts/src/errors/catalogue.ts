@@ -1,5 +1,6 @@
-// The error codes: the 25 of the specification's error table, in table order, with their type and HTTP
-// status, then `quota_exceeded` (record 0211).
+// The 25 error codes of the specification's error table, in table order, with their type and HTTP status, and
+// the edge's own beyond it (`request_timeout`, record 0201; `method_not_allowed`, `signature_invalid`, record 0204)
+// next to the codes of their type; then `quota_exceeded` (record 0211).
 export const ERROR_TYPES = [
   'invalid_request',
   'authentication',
@@ -41,6 +42,16 @@ export const ERROR_CATALOGUE = {
     status: 400,
     description: 'The request body does not parse as JSON, or is JSON but not an object.',
   },
+  request_timeout: {
+    type: 'invalid_request',
+    status: 408,
+    description: 'The request (its headers, or its whole body) did not arrive within the time allowed; the connection is closed.',
+  },
+  method_not_allowed: {
+    type: 'invalid_request',
+    status: 405,
+    description: 'The path exists but does not take this method; `Allow` lists the methods it takes.',
+  },
   key_missing: {
     type: 'authentication',
     status: 401,
@@ -55,6 +66,11 @@ export const ERROR_CATALOGUE = {
     type: 'authentication',
     status: 401,
     description: 'The API key has been revoked and can no longer be used.',
+  },
+  signature_invalid: {
+    type: 'authentication',
+    status: 401,
+    description: "A vendor's callback to `/hooks/<vendor>` carries a missing or wrong signature for its exact bytes.",
   },
   key_out_of_scope: {
     type: 'permission',

@@ -14,9 +14,16 @@ export const ERROR_GUIDES: Record<ErrorCode, string> = {
     'Add an `Idempotency-Key` header (8 to 128 characters, e.g. a UUID) to every POST, PATCH and DELETE, and reuse the same key ' +
     'when you retry that request. The SDK does this for you.',
   body_not_json: 'Send a JSON object as the body with `Content-Type: application/json`.',
+  request_timeout:
+    'Send the whole request at once: the headers within 10 s and the body within 10 s of them (by default). A retry with the same ' +
+    '`Idempotency-Key` is safe; a body this slow is usually a stalled connection or proxy.',
+  method_not_allowed: 'Use one of the methods the `Allow` header lists. Sending it again with this method fails the same way.',
   key_missing: 'Send your API key as `Authorization: Bearer sk_test_...` (sandbox) or `Bearer sk_live_...` (live).',
   key_invalid: 'Check that the whole key was copied. Test keys start with `sk_test_`, live keys with `sk_live_`.',
   key_revoked: 'The key was rotated or revoked by your operator. Use the key that replaced it; retrying with this one never succeeds.',
+  signature_invalid:
+    'For suppliers only: sign the exact bytes of the callback with the secret agreed for this endpoint, in the header your API ' +
+    'documents. Nothing was stored; a retry with the same bytes and signature fails the same way.',
   key_out_of_scope: 'Use a key whose scopes include the one this operation requires (the reference names it on every operation).',
   test_key_live_resource: 'The id belongs to the live environment. Use your live key for it, or work with sandbox resources.',
   live_key_test_resource: 'The id or endpoint belongs to the sandbox (including every `/v1/test/*` helper). Use your test key.',

@@ -242,7 +242,7 @@ export const internalSupplyContract = c.router(
 
 /**
  * Calls that act for no account: a vendor's callback, verified (its signature, on the raw body)
- * and read by the adapter of the configured live supplier. 401 `key_invalid`: the signature is
+ * and read by the adapter of the configured live supplier. 401 `signature_invalid` (record 0204): the signature is
  * missing or wrong; 404 `resource_not_found`: `vendor` is not the configured live supplier.
  */
 export const internalSupplyCallbacksContract = c.router(
@@ -255,7 +255,7 @@ export const internalSupplyCallbacksContract = c.router(
       body: supplierCallbackBodySchema,
       responses: {
         200: z.object({ reports: z.array(profileReportSchema) }),
-        ...errorResponses(['invalid_parameter', 'key_invalid', 'resource_not_found', 'internal_error']),
+        ...errorResponses(['invalid_parameter', 'key_invalid', 'signature_invalid', 'resource_not_found', 'internal_error']),
       },
     },
     listVendorOrders: {

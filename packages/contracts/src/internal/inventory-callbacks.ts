@@ -17,7 +17,8 @@ export type SupplierCallbackReceipt = z.infer<typeof supplierCallbackReceiptSche
 /**
  * A vendor's callback, passed on by the gateway's public hook (`POST /hooks/<vendor>`) for no
  * account: inventory has catalogue verify and read it, stores its reports in the inbox and answers
- * at once; a worker applies them. 401 `key_invalid`: a missing or wrong signature, nothing stored;
+ * at once; a worker applies them. 401 `signature_invalid`: a missing or wrong signature, nothing stored
+ * (record 0204; `key_invalid` is the internal credential's);
  * 404 `resource_not_found`: the vendor is not the configured live supplier.
  */
 export const internalInventoryCallbacksContract = c.router(
@@ -30,7 +31,7 @@ export const internalInventoryCallbacksContract = c.router(
       body: supplierCallbackBodySchema,
       responses: {
         200: supplierCallbackReceiptSchema,
-        ...errorResponses(['invalid_parameter', 'key_invalid', 'resource_not_found', 'internal_error']),
+        ...errorResponses(['invalid_parameter', 'key_invalid', 'signature_invalid', 'resource_not_found', 'internal_error']),
       },
     },
   },

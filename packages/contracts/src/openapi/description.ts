@@ -6,8 +6,9 @@ The Connectivity Service sells and manages eSIMs. Requests and responses are JSO
 (sandbox) resources only, keys beginning \`sk_live_\` live resources only. Each operation names the scope it requires.
 
 **Idempotency.** Every call that changes something (POST, PATCH, DELETE) requires an \`Idempotency-Key\` header of 8 to 128
-characters. A repeat with the same key, method, path and body returns the stored response with \`Idempotent-Replayed: true\`;
-the same key with a different request is 409 \`idempotency_key_reused\`. Keys are kept 24 hours.
+printable ASCII characters. A repeat with the same key, method, path and body returns the stored response with \`Idempotent-Replayed: true\`;
+the same key with a different request is 409 \`idempotency_key_reused\`. Keys are kept 24 hours and belong to the account and
+its environment, not to the API key: after a key rotation a retry with the new API key gets the stored response.
 
 **Versioning.** The only version is \`2026-09-01\`. It is pinned to the account at its first call; a request may name it
 in \`Service-Version\`. Every response carries \`Service-Version\` and \`Request-Id\`.

@@ -11,7 +11,9 @@ export const idempotencyKeyHeader = z
   .string()
   .min(8)
   .max(128)
-  .describe('Required on every call that changes something; a repeat with the same key returns the stored response.');
+  .describe(
+    'Required on every call that changes something (8 to 128 printable ASCII characters); a repeat with the same key, from any API key of the account and environment, returns the stored response.',
+  );
 
 export const readHeaders = z.object({ 'service-version': serviceVersionHeader.optional() });
 export const writeHeaders = readHeaders.extend({ 'idempotency-key': idempotencyKeyHeader });

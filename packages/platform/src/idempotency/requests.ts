@@ -6,6 +6,7 @@ import type { OneStatement } from '../db/one-statement.ts';
 import type { Logger } from '../logger.ts';
 import { domainMetrics } from '../telemetry/metrics.ts';
 import { requestFingerprint } from './fingerprint.ts';
+import { idempotencyOwner } from './owner.ts';
 import { groupCommit } from '../work/batcher.ts';
 import { isReplayable, type ClaimInput, type ClaimOutcome, type ClaimRef, type IdempotencyStore, type StoredResponse } from './store.ts';
 
@@ -62,7 +63,8 @@ export const keyReused = (): ApiError =>
  */
 export interface IdempotencyClaim {
   /**
-   * The request the claim stands for (API key id and Idempotency-Key); undefined for `NO_CLAIM`.
+   * The request the claim stands for (its owner, the account and environment of record 0200, in
+   * `keyId`, and Idempotency-Key); undefined for `NO_CLAIM`.
    * A change that must be found again by a retry of the same request (a purchase made before its
    * transaction) is keyed on it.
    */
@@ -137,7 +139,8 @@ export interface IdempotentRequestsOptions {
 /**
  * Idempotency in the service that owns the change (Stripe's promise: a retry never repeats the
  * side effect, whatever crashed). A mutating call carrying `Idempotency-Key` and the caller's
- * key id claims (key id, Idempotency-Key) in this service's own table first: a duplicate still
+ * key id claims (owner, Idempotency-Key) in this service's own table first, the owner being the
+ * caller's account and environment (record 0200): a duplicate still
  * running is 409 with `Retry-After`, a completed one is answered as it was (`Idempotent-Replayed`).
  * Use cases record their answer in their change's transaction, through the `IdempotencyClaim`
  * their route hands them (`claimOf(res)`); an answer not recorded there (nothing changed) is
@@ -160,8 +163,13 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       next();
       return;
     }
+    // The key belongs to the account and environment, not the API key (record 0200): a retry
+    // sent with a rotated key finds the first request's record.
+    const accountId = req.get(INTERNAL_HEADERS.accountId);
+    const environment = req.get(INTERNAL_HEADERS.environment);
+    const owner = accountId && environment ? idempotencyOwner(accountId, environment) : keyId;
     try {
-      const ref: ClaimRef = { keyId, idempotencyKey, claimId: randomUUID() };
+      const ref: ClaimRef = { keyId: owner, idempotencyKey, claimId: randomUUID() };
       const outcome = await claims.add({
         ...ref,
         fingerprint: requestFingerprint(req.method, req.originalUrl, rawBodyOf(req), req.body as unknown),

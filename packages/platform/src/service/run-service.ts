@@ -12,12 +12,35 @@ import { buildService } from './started-service.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
 
 /**
+ * How long a client may take to send a request, set by an app that takes requests from the
+ * internet in `locals.serverTimeouts` (the gateway, record 0201); Node's defaults otherwise.
+ */
+export interface ServerTimeouts {
+  /** The request line and headers. */
+  headersMs: number;
+  /** The whole request, body included: a backstop for bodies the app never reads. */
+  requestMs: number;
+}
+
+const isServerTimeouts = (value: unknown): value is ServerTimeouts =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as ServerTimeouts).headersMs === 'number' &&
+  typeof (value as ServerTimeouts).requestMs === 'number';
+
+/**
  * Listens, with a span per request (`traceRequests`), and answers requests Node's HTTP parser
- * refuses with the error object (the app's `locals.baseUrl` makes its link).
+ * refuses with the error object (the app's `locals.baseUrl` makes its link). An app's
+ * `locals.serverTimeouts` bound how long a client may take to send its headers and its request.
  */
 export function listen(app: RequestListener & { locals?: Record<string, unknown> }, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(traceRequests(app));
+    const timeouts = app.locals?.serverTimeouts;
+    // Node checks its deadlines every 30 s by default: checked each second, a deadline of 10 s
+    // is kept within a second.
+    const server = isServerTimeouts(timeouts)
+      ? createServer({ headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: 1_000 }, traceRequests(app))
+      : createServer(traceRequests(app));
     server.listen(port, host);
     const baseUrl = app.locals?.baseUrl;
     answerClientErrors(server, typeof baseUrl === 'string' ? baseUrl : 'http://localhost:8080');

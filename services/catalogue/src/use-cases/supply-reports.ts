@@ -82,7 +82,8 @@ export async function parseSupplierCallback(
     if (!isSupplierError(error)) throw error;
     // Logged without the body or the signature: a forged call learns nothing from us.
     deps.logger.warn({ vendor, failure: error.failure, err: error.message }, 'supplier callback refused');
-    if (error.failure === 'forged') throw new ApiError('key_invalid', { message: 'The callback signature is missing or wrong.' });
+    // A code of its own (record 0204): `key_invalid` is about API keys, and its page says so.
+    if (error.failure === 'forged') throw new ApiError('signature_invalid');
     if (error.failure === 'malformed') throw new ApiError('invalid_parameter', { param: 'body_base64', message: 'The callback body cannot be read.' });
     throw error;
   }

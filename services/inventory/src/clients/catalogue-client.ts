@@ -46,7 +46,7 @@ export interface CatalogueClient {
   findOrder(caller: Caller, reference: string, placed?: { since: number; bundle: string; quantity: number }): Promise<SuppliedProfile[] | null>;
   /** What the supplier says of a live profile now; null when it knows no such profile. */
   profileReport(caller: Caller, iccid: string): Promise<ProfileReport | null>;
-  /** A vendor's callback verified and read by the live supplier's adapter (for no account): 401 `key_invalid` when its signature fails. */
+  /** A vendor's callback verified and read by the live supplier's adapter (for no account): 401 `signature_invalid` when its signature fails. */
   parseCallback(vendor: SupplierVendor, callback: { body_base64: string; headers: Record<string, string> }): Promise<ProfileReport[]>;
 }
 

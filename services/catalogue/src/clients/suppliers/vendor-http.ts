@@ -1,6 +1,6 @@
 import type { SupplierVendor } from '@connectivity/contracts';
 import { domainMetrics, type Logger } from '@connectivity/platform';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, wrap, type IPolicy } from 'cockatiel';
 import type { z } from 'zod';
 import { SupplierError } from './port.ts';
@@ -183,10 +183,17 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
   /** One call, with the policies its kind allows; resolves with a 2xx answer or fails with SupplierError. */
   async function request(req: VendorRequest): Promise<VendorAnswer> {
     const started = performance.now();
+    // A vendor call starts a trace of its own (record 0205): the request's trace id and baggage
+    // are the client's (the gateway passes them on), not the vendor's to see. The span links the
+    // request's span instead of being its child, and runs in a context with nothing of the
+    // request's, so what the fetch instrumentation sends is this fresh trace and no baggage.
+    const requestSpan = trace.getSpanContext(context.active());
     return tracer.startActiveSpan(
       `${options.vendor} ${req.operation}`,
       {
         kind: SpanKind.CLIENT,
+        root: true,
+        links: requestSpan && isSpanContextValid(requestSpan) ? [{ context: requestSpan }] : [],
         attributes: {
           'peer.service': options.vendor,
           'supplier.vendor': options.vendor,
@@ -194,6 +201,7 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
           'http.request.method': req.method,
         },
       },
+      ROOT_CONTEXT,
       async (span) => {
         let outcome = 'ok';
         try {
