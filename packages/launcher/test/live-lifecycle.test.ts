@@ -65,7 +65,7 @@ describe.each([
   const namesOf = (events: ListedEvent[]) => events.map((e) => (e.type === 'esim.usage.threshold' ? `${e.type}:${e.data.threshold_percent}` : e.type));
 
   beforeAll(async () => {
-    fake = vendor === 'airalo' ? await startAiraloFake({ checkWebhookOnOptIn: false }) : await startEsimGoFake();
+    fake = vendor === 'airalo' ? await startAiraloFake({ checkWebhookOnOptIn: false, usageCacheMs: 0 }) : await startEsimGoFake();
     dataDir = await mkdtemp(path.join(tmpdir(), `live-lifecycle-${vendor}-`));
     stack = await startLocalStack({
       DATA_DIR: dataDir,

@@ -103,7 +103,7 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
   const fake =
     vendor === 'esim-go'
       ? await startEsimGoFake({ callbackUrl: hook, ...options.fake })
-      : await startAiraloFake({ checkWebhookOnOptIn: false, ...options.fake });
+      : await startAiraloFake({ checkWebhookOnOptIn: false, usageCacheMs: 0, ...options.fake });
   const supplierEnv =
     'credentials' in fake
       ? {
