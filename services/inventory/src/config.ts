@@ -30,6 +30,8 @@ export const configSchema = serviceConfigSchema(8082).extend({
    */
   SUPPLIER_RECONCILE_INTERVAL_MS: positiveInt(30_000),
   SUPPLIER_RECONCILE_BATCH: positiveInt(25),
+  /** Live eSIMs all inventory instances together may ask the supplier about per minute (record 0234). */
+  SUPPLIER_POLL_BUDGET_PER_MINUTE: positiveInt(120),
   /** How long a live purchase is left to its request and retries before it is settled (record 0152). */
   PURCHASE_INTENT_CHECK_AFTER_MS: positiveInt(600_000),
   PURCHASE_INTENT_POLL_INTERVAL_MS: positiveInt(60_000),

@@ -67,6 +67,7 @@ function returnIfBare(ctx: EsimGoContext, esim: EsimGoEsim): void {
   const bundlesLeft = esim.assignments.some((a) => a.state !== 'revoked' && a.state !== 'expired' && a.state !== 'lapsed');
   if (bundlesLeft || esim.first_installed_at !== undefined) return;
   delete ctx.state.esims[esim.iccid];
+  (ctx.state.returned ??= {})[esim.iccid] = esim;
 }
 
 export function esimRoutes(ctx: EsimGoContext, router: Router): void {

@@ -9,6 +9,7 @@ import * as expiredReason from './0009_expired_reason.ts';
 import * as supplierLifecycle from './0010_supplier_lifecycle.ts';
 import * as supplierReportTraces from './0011_supplier_report_traces.ts';
 import * as ledger from './0012_ledger.ts';
+import * as validityStart from './0014_validity_start.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -26,5 +27,6 @@ export const migrations: MigrationSet = {
     '0010_supplier_lifecycle': supplierLifecycle,
     '0011_supplier_report_traces': supplierReportTraces,
     '0012_ledger': ledger,
+    '0014_validity_start': validityStart,
   },
 };
