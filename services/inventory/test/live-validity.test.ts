@@ -160,3 +160,31 @@ describe('the poll budget (record 0234)', () => {
     expect(budget?.spent).toBe(4);
   });
 });
+
+describe('an eSIM the vendor deleted (record 0235)', () => {
+  let h: LiveHarness;
+  beforeAll(async () => {
+    h = await startLiveInventory('esim-go', { SUPPLIER_RECONCILE_INTERVAL_MS: '200', SUPPLIER_RECONCILE_BATCH: '10' });
+  });
+  afterAll(async () => {
+    if (h) assertNoViolations(h.fake);
+    await h?.close();
+  });
+
+  it('ends expired with supplier_deleted and one esim.expired', async () => {
+    const caller = await h.account();
+    const [esim] = (await h.buy(caller, 1)).esims as [Esim];
+    // Revoked at the vendor behind our back (its portal): never installed, no bundle left, so eSIM Go's
+    // returns process takes it off the account.
+    const fake = h.fake as { url: string; apiKey: string };
+    const revoked = await fetch(`${fake.url}/esims/${esim.iccid}/bundles/esim_1GB_7D_GB_V2?type=transaction`, {
+      method: 'DELETE',
+      headers: { 'X-API-Key': fake.apiKey },
+    });
+    expect(revoked.status).toBe(200);
+    await eventually(async () => expect(await getEsim(h, caller, esim.id)).toMatchObject({ state: 'expired', expired_reason: 'supplier_deleted' }), 20_000);
+    await eventually(() => expect(h.eventsOf(esim.id)).toEqual(['esim.released', 'esim.expired']), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(h.eventsOf(esim.id)).toEqual(['esim.released', 'esim.expired']);
+  });
+});

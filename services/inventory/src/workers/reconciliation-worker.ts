@@ -3,7 +3,7 @@ import { errorMessage, startPoller, type Caller, type Logger } from '@connectivi
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { claimEsimsToCheck, deferNextCheck, givePollBudgetBack, takePollBudget } from '../db/supplier-report-repository.ts';
-import { applySupplierReport } from '../use-cases/apply-supplier-report.ts';
+import { applySupplierDeletion, applySupplierReport } from '../use-cases/apply-supplier-report.ts';
 
 export interface ReconciliationWorkerOptions {
   knex: Knex;
@@ -52,7 +52,9 @@ export function startReconciliationWorker(options: ReconciliationWorkerOptions):
         asked += 1;
         const report = await options.catalogue.profileReport(caller, esim.iccid);
         if (report === null) {
-          options.logger.warn({ esimId: esim.id }, 'the supplier knows no profile for a live eSIM');
+          // Record 0235: the supplier deleted it from its account; it ends with that reason.
+          options.logger.warn({ esimId: esim.id }, 'the supplier knows no profile for a live eSIM: it deleted it; expiring it');
+          await applySupplierDeletion(options.knex, esim.iccid, now());
           continue;
         }
         await applySupplierReport(options.knex, report, now());
