@@ -22,7 +22,10 @@ export async function resolveEndpoint(config: CliConfig): Promise<AdminEndpoint>
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    throw new CliError(`No running gateway found: ${file} does not exist. Start the service (pnpm start) or set ADMIN_URL and ADMIN_TOKEN.`);
+    throw new CliError(
+      `No running gateway found: ${file} does not exist. Start the service (pnpm start) or set ADMIN_URL and ADMIN_TOKEN; ` +
+        'a gateway started with another DATA_DIR is found when the same DATA_DIR is set for this command too (export it, or DATA_DIR=… pnpm cli …).',
+    );
   }
   const parsed = JSON.parse(text) as Partial<AdminEndpoint>;
   if (typeof parsed.url !== 'string' || typeof parsed.token !== 'string') throw new CliError(`${file} is not a gateway admin file.`);

@@ -34,7 +34,7 @@ describe('typed clients', () => {
   });
 
   it('call catalogue internally by bundle name, with the identity headers', async () => {
-    const internalBundle: InternalBundle = { ...bundle, retired: false, environments: ['test'] };
+    const internalBundle: InternalBundle = { ...bundle, retired: false, environments: ['test'], install_window_days: null, data_limit_bytes: 5_000_000_000 };
     const { calls, api } = recorder(200, internalBundle);
     const client = initClient(internalContract.catalogue, { baseUrl: 'http://catalogue', baseHeaders: identity, api, validateResponse: true });
     const response = await client.getBundle({ params: { name: bundle.name } });

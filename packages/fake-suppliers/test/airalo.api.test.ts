@@ -9,7 +9,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeEach(async () => {
   receiver = await startReceiver();
-  fake = await startAiraloFake({ checkResponses: true });
+  fake = await startAiraloFake({ checkResponses: true, usageCacheMs: 0 });
 });
 
 afterEach(async () => {
@@ -195,6 +195,27 @@ describe('Airalo fake: eSIM life cycle, usage and notifications', () => {
       const normalised = JSON.stringify(JSON.parse(r.body) as unknown).replace(/\//g, '\\/');
       expect(r.headers['airalo-signature']).toBe(createHmac('sha512', fake.credentials.clientSecret).update(normalised).digest('hex'));
     }
+  });
+
+  it('serves the usage answer from its 20-minute cache, and counts 1 GB as 1024 MB of 1024 x 1024 bytes', async () => {
+    await fake.close();
+    fake = await startAiraloFake({ checkResponses: true });
+    const accessToken = await token();
+    const [iccid] = (await order(accessToken, 'change-7days-1gb', 1, 'ord_cache')).sims.map((s) => s.iccid);
+    const usage = async () => (await call<One<{ remaining: number; total: number; status: string }>>(`/sims/${iccid}/usage`, { token: accessToken })).body.data;
+    expect(await usage()).toMatchObject({ status: 'NOT_ACTIVE', total: 1024, remaining: 1024 });
+    await fake.control.useData(iccid!, 1_030_000_000);
+    // The answer made before the use is served until the cache runs out (the usage page).
+    expect(await usage()).toMatchObject({ status: 'NOT_ACTIVE', remaining: 1024 });
+    await fake.control.travel(19 * 60_000);
+    expect(await usage()).toMatchObject({ status: 'NOT_ACTIVE', remaining: 1024 });
+    await fake.control.travel(60_000);
+    // 1024 MB x 1,048,576 bytes = 1,073,741,824 bytes; 43,741,824 left is 41 MB.
+    expect(await usage()).toMatchObject({ status: 'ACTIVE', remaining: 41, total: 1024 });
+    await fake.control.useData(iccid!, 43_741_824);
+    expect(await usage()).toMatchObject({ status: 'ACTIVE', remaining: 41 });
+    await fake.control.travel(20 * 60_000);
+    expect(await usage()).toMatchObject({ status: 'FINISHED', remaining: 0 });
   });
 
   it('reports the statuses no handset event reaches (UNKNOWN, RECYCLED) when set', async () => {

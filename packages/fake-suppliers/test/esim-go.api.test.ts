@@ -146,7 +146,8 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
     expect((await call<{ firstInstalledDateTime: unknown }>(`/esims/${used}`)).body.firstInstalledDateTime).toEqual(expect.any(Number));
     await fake.control.attach(used!);
     expect(await profile(used!)).toBe('Enabled');
-    expect(await bundle(used!)).toMatchObject({ bundleState: 'active' });
+    // FirstAttachment only says the eSIM joined a network: the bundle starts at its first data use.
+    expect(await bundle(used!)).toMatchObject({ bundleState: 'queued' });
     await fake.control.useData(used!, 600_000_000);
     expect(await bundle(used!)).toMatchObject({ bundleState: 'active', remainingQuantity: 400_000_000 });
     await fake.control.deplete(used!);
@@ -202,6 +203,8 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
     const revoked = await call(`/esims/${unused}/bundles/esim_1GB_7D_GB_V2?type=transaction&refundToBalance=true`, { method: 'DELETE' });
     expect(revoked.body).toEqual({ status: 'Successfully Revoked Bundle, bundle has been refunded to balance' });
     expect(await balance()).toBeCloseTo(before + 1.8, 2);
+    // No bundle left and never installed: the returns process takes it off the account (the revoke pages).
+    expect((await call(`/esims/${unused}`)).status).toBe(403);
     await fake.control.useData(started!, 1000);
     const assignment = (await call<{ assignments: { id: string }[] }>(`/esims/${started}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!;
     const noRefund = await call(`/esims/${started}/bundles/esim_1GB_7D_GB_V2/assignments/${assignment.id}`, { method: 'DELETE' });

@@ -65,7 +65,7 @@ describe.each([
   const namesOf = (events: ListedEvent[]) => events.map((e) => (e.type === 'esim.usage.threshold' ? `${e.type}:${e.data.threshold_percent}` : e.type));
 
   beforeAll(async () => {
-    fake = vendor === 'airalo' ? await startAiraloFake({ checkWebhookOnOptIn: false }) : await startEsimGoFake();
+    fake = vendor === 'airalo' ? await startAiraloFake({ checkWebhookOnOptIn: false, usageCacheMs: 0 }) : await startEsimGoFake();
     dataDir = await mkdtemp(path.join(tmpdir(), `live-lifecycle-${vendor}-`));
     stack = await startLocalStack({
       DATA_DIR: dataDir,
@@ -74,6 +74,8 @@ describe.each([
       // is the safety net (slower), without them the only path (a few seconds, not minutes, here).
       SUPPLIER_RECONCILE_INTERVAL_MS: callbacks ? '2000' : '500',
       SUPPLIER_REPORTS_POLL_INTERVAL_MS: '200',
+      // The fake answers live usage (usageCacheMs 0): the adapter is told the same (record 0234).
+      AIRALO_USAGE_CACHE_MS: '0',
     });
     const hook = hookUrl(stack.composition.gatewayUrl, vendor);
     if ('apiKey' in fake) fake.control.setCallbackUrl(hook);
@@ -119,7 +121,9 @@ describe.each([
     // The handset installs the profile, attaches, then uses data: half, then 85 %, then all of it.
     await fake.control.install(vendorIccid(used.iccid));
     await fake.control.attach(vendorIccid(used.iccid));
-    await eventually(async () => expect((await api('GET', `/v1/esim/${used.id}`)).body.state).toBe('active'), 30_000, POLL_MS);
+    // Record 0230: Airalo's package starts at the attach; eSIM Go's bundle at the first data use.
+    const attached = vendor === 'airalo' ? 'active' : 'installed';
+    await eventually(async () => expect((await api('GET', `/v1/esim/${used.id}`)).body.state).toBe(attached), 30_000, POLL_MS);
     await fake.control.useData(vendorIccid(used.iccid), Math.ceil(limit * 0.55));
     await eventually(async () => expect(namesOf(await eventsOf(used.id))).toContain('esim.usage.threshold:50'), 30_000, POLL_MS);
     await fake.control.useData(vendorIccid(used.iccid), Math.ceil(limit * 0.3));

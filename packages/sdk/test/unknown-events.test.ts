@@ -63,7 +63,7 @@ describe('an event type newer than this SDK', () => {
     for (const event of [delivered(expired), delivered(transfer), delivered(payout)]) {
       switch (event.type) {
         case 'esim.expired':
-          expectTypeOf(event.data.object.expired_reason).toEqualTypeOf<'validity_ended' | 'data_exhausted' | 'cancelled' | null>();
+          expectTypeOf(event.data.object.expired_reason).toEqualTypeOf<'validity_ended' | 'data_exhausted' | 'cancelled' | 'supplier_deleted' | null>();
           seen.push(`expired ${event.data.object.id} (${event.data.object.expired_reason})`);
           break;
         case 'esim.usage.threshold':

@@ -51,6 +51,8 @@ export const configSchema = serviceConfigSchema(8081).extend({
   AIRALO_WEBHOOK_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
   /** Orders of at least this many eSIMs go through Airalo's orders-async (record 0159). */
   AIRALO_ASYNC_FROM_QUANTITY: positiveInt(5),
+  /** How long Airalo caches a usage answer (its usage page: 20 minutes; 60 in its sandbox): no eSIM is asked again sooner (record 0234). */
+  AIRALO_USAGE_CACHE_MS: z.coerce.number().int().min(0).default(1_200_000),
 });
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -85,7 +85,7 @@ describe('GET /v1/esim/bundles with a test key', () => {
     expect(europe.map((b) => b.name)).toEqual(expect.arrayContaining(['esim_5GB_30D_EU', 'esim_3GB_30D_FR']));
     expect(europe.map((b) => b.name)).not.toContain('esim_5GB_30D_JP');
     const both = await listAll({ region: 'europe', countries: 'DE' });
-    expect(both.map((b) => b.name).sort()).toEqual(['esim_20GB_30D_EU', 'esim_5GB_30D_DE', 'esim_5GB_30D_EU', 'esim_UL_15D_EU']);
+    expect(both.map((b) => b.name).sort()).toEqual(['esim_20GB_30D_EU', 'esim_5GB_30D_DE', 'esim_5GB_30D_EU', 'esim_5GB_30D_EU_FIRSTUSE', 'esim_UL_15D_EU']);
     const global = await listAll({ region: 'global' });
     expect(global.every((b) => b.name.endsWith('_GLOBAL'))).toBe(true);
   });

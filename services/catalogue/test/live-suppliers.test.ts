@@ -205,7 +205,8 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     await fake().control.install(vendorIccid(a));
     expect((await report(a)).body.state).toBe(vendorCase.installedState);
     await fake().control.attach(vendorIccid(a));
-    expect((await report(a)).body).toMatchObject({ state: 'active', expired_reason: null });
+    // eSIM Go's bundle starts at first use, not at the attach (record 0230); Airalo's package at the attach.
+    expect((await report(a)).body).toMatchObject({ state: vendorCase.vendor === 'esim-go' ? 'installed' : 'active', expired_reason: null });
     const limit = vendorCase.bundle.dataMb * (vendorCase.vendor === 'airalo' ? 1024 * 1024 : 1_000_000);
     await fake().control.useData(vendorIccid(a), limit / 2);
     const half = (await report(a)).body;
@@ -241,9 +242,11 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
       const headers = Object.fromEntries(Object.entries(callback.headers).map(([k, v]) => [k.toLowerCase(), v]));
       const good = await send(vendorCase.vendor, callback.body, headers);
       expect(good.status).toBe(200);
+      // FirstAttachment says the eSIM joined a network: installed; every other callback says it is in use.
+      const attachment = (JSON.parse(callback.body) as { alertType?: string }).alertType === 'FirstAttachment';
       for (const r of good.body.reports as { iccid: string; state: string }[]) {
         expect(r.iccid).toBe(iccid);
-        expect(r.state).toBe('active');
+        expect(r.state).toBe(attachment ? 'installed' : 'active');
       }
     }
     const last = callbacks.at(-1)!;
@@ -316,7 +319,8 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     // Refunded once, whatever the repeats.
     expect(vendorBalance()).toBeCloseTo(balanceAfter, 2);
 
-    await fake().control.attach(vendorIccid(inUse!.iccid));
+    // In use: its bundle started (the first data use, which at eSIM Go starts it; record 0230).
+    await fake().control.useData(vendorIccid(inUse!.iccid), 1_000);
     const res = await act(inUse!.iccid, 'terminate');
     if (vendorCase.cancelsInUse) {
       expect(res.status).toBe(200);

@@ -65,7 +65,7 @@ export async function startCatalogue<F extends FakeVendor | undefined = FakeVend
 ): Promise<CatalogueHarness<F>> {
   const choice = options.supplier ?? 'esim-go';
   const supplier: FakeVendor | undefined =
-    choice === false ? undefined : choice === 'airalo' ? await startAiraloFake() : choice === 'esim-go' ? await startEsimGoFake() : choice;
+    choice === false ? undefined : choice === 'airalo' ? await startAiraloFake({ usageCacheMs: 0 }) : choice === 'esim-go' ? await startEsimGoFake() : choice;
   const owned = typeof choice === 'string';
   // A second app may share a harness's database and bus (starting a database is the slow part).
   const shared = options.sharing;

@@ -35,6 +35,8 @@ export const configSchema = serviceConfigSchema(8082).extend({
   SUPPLIER_RECONCILE_INTERVAL_MS: positiveInt(30_000),
   /** Live eSIMs asked about at the vendor per reconciliation interval: the rate budget reconciliation spends (record 0151). */
   SUPPLIER_RECONCILE_BATCH: positiveInt(25),
+  /** Live eSIMs all inventory instances together may ask the supplier about per minute (record 0234). */
+  SUPPLIER_POLL_BUDGET_PER_MINUTE: positiveInt(120),
   /** How long a live purchase is left to its request and retries before it is settled (record 0152). */
   PURCHASE_INTENT_CHECK_AFTER_MS: positiveInt(600_000),
   /** How often the worker looks for purchases whose order was never recorded (record 0152). */

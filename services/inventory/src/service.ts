@@ -96,6 +96,7 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
           logger,
           intervalMs: config.SUPPLIER_RECONCILE_INTERVAL_MS,
           batchSize: config.SUPPLIER_RECONCILE_BATCH,
+          budgetPerMinute: config.SUPPLIER_POLL_BUDGET_PER_MINUTE,
         }),
     },
     {

@@ -4,7 +4,8 @@ import { apiErrorOf } from './api-error-of.ts';
 import { assertCanReach } from '../src/domain/access.ts';
 import { activationCode } from '../src/domain/activation-code.ts';
 import { assertCanPay, lowBalanceChange } from '../src/domain/balance.ts';
-import { assertOrderable, assertVerified, dataLimitBytes, expiresAt, priceOrder } from '../src/domain/order.ts';
+import { assertOrderable, assertVerified, dataLimitBytes, priceOrder } from '../src/domain/order.ts';
+import { expiresAtPurchase, expiresFromStart, installBy } from '../src/domain/validity.ts';
 import { releaseRetryDelayMs } from '../src/domain/release-backoff.ts';
 import { TRANSITIONS, allowedPatchTargets, planPatch } from '../src/domain/state-machine.ts';
 import { crossedThresholds } from '../src/domain/thresholds.ts';
@@ -139,10 +140,15 @@ describe('applyUsage', () => {
 
 describe('orders', () => {
   it('derives the limit, validity and price', () => {
-    expect(dataLimitBytes({ data_mb: 5_000, unlimited: false })).toBe(5_000_000_000);
-    expect(dataLimitBytes({ data_mb: null, unlimited: true })).toBeNull();
-    expect(expiresAt(1_000, 30)).toBe(1_000 + 30 * 86_400);
-    expect(expiresAt(1_000, undefined)).toBeNull();
+    expect(dataLimitBytes({ data_limit_bytes: 5_000_000_000, unlimited: false })).toBe(5_000_000_000);
+    expect(dataLimitBytes({ data_limit_bytes: null, unlimited: true })).toBeNull();
+    expect(expiresAtPurchase(1_000, 30, 'purchase')).toBe(1_000 + 30 * 86_400);
+    expect(expiresAtPurchase(1_000, undefined, 'purchase')).toBeNull();
+    // Record 0230: a first-use validity is unknown until the first use.
+    expect(expiresAtPurchase(1_000, 30, 'first_use')).toBeNull();
+    expect(expiresFromStart({ validity_days: 7 }, 5_000)).toBe(5_000 + 7 * 86_400);
+    expect(installBy(1_000, 180)).toBe(1_000 + 180 * 86_400);
+    expect(installBy(1_000, null)).toBeNull();
     expect(priceOrder({ price_cents: 1_599 }, 3, 'test')).toEqual({ price_cents: 1_599, total_cents: 4_797, currency: 'USD', rated: false });
     expect(priceOrder({ price_cents: 1_599 }, 1, 'live').rated).toBe(true);
   });

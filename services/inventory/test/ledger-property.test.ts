@@ -35,6 +35,9 @@ const BUNDLE: InternalBundle = {
   rated: true,
   retired: false,
   environments: ['live'],
+  validity_start: 'first_use',
+  install_window_days: null,
+  data_limit_bytes: 1_000_000_000,
 };
 
 type Outcome = 'bought' | 'refused' | 'in_doubt' | 'price_changed';

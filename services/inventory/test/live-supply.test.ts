@@ -92,7 +92,8 @@ describe('suspending a live eSIM', () => {
     const caller = newCaller('live');
     await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000_000 });
     const esim = await liveEsim(caller);
-    await h.supplier.control.attach(esim.iccid);
+    // In use: the bundle starts at its first data use (record 0230).
+    await h.supplier.control.useData(esim.iccid, 1_000);
     await h.db.knex('inventory.esims').where({ id: esim.id }).update({ state: 'active' });
     const res = await h.patch(caller, esim.id, 'suspended');
     expect(res.status).toBe(409);

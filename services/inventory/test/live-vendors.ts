@@ -103,7 +103,7 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
   const fake =
     vendor === 'esim-go'
       ? await startEsimGoFake({ callbackUrl: hook, ...options.fake })
-      : await startAiraloFake({ checkWebhookOnOptIn: false, ...options.fake });
+      : await startAiraloFake({ checkWebhookOnOptIn: false, usageCacheMs: 0, ...options.fake });
   const supplierEnv =
     'credentials' in fake
       ? {
@@ -111,6 +111,8 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
           AIRALO_API_URL: fake.url,
           AIRALO_CLIENT_ID: fake.credentials.clientId,
           AIRALO_CLIENT_SECRET: fake.credentials.clientSecret,
+          // The fake answers live usage unless a test turns its cache on (then it says so here too).
+          AIRALO_USAGE_CACHE_MS: String((options.fake?.usageCacheMs as number | undefined) ?? 0),
           // Larger orders go through orders-async, whose webhook comes to our hook.
           AIRALO_WEBHOOK_URL: hook,
         }

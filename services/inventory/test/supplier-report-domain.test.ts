@@ -22,7 +22,10 @@ const esim = (over: Partial<EsimRecord> = {}): EsimRecord => ({
   activation_code: 'LPA:1$smdp.example$MATCH',
   smdp_address: 'smdp.example',
   matching_id: 'MATCH',
-  expires_at: NOW + 7 * 86_400,
+  validity_start: 'first_use',
+  validity_days: 7,
+  expires_at: null,
+  install_by: null,
   created_at: NOW - 60,
   updated_at: NOW - 60,
   metadata: {},
@@ -68,18 +71,28 @@ describe('a supplier report applied to a live eSIM', () => {
     expect(eventsOf(first)).toEqual(['esim.usage.threshold:50']);
     expect(first.esim.data_used_bytes).toBe(GB * 0.6);
     expect(first.esim.thresholds_notified).toEqual([50]);
+    // Record 0231: all the data counted, but the supplier still says active (it rounds what is left):
+    // 100 % waits for its word that the data is finished.
     const second = planSupplierReport(first.esim, first.observedAt, report({ state: 'active', data_used_bytes: GB, observed_at: NOW + 60 }), NOW + 60);
-    expect(eventsOf(second)).toEqual(['esim.usage.threshold:80', 'esim.usage.threshold:100']);
+    expect(eventsOf(second)).toEqual(['esim.usage.threshold:80']);
     expect(second.esim.state).toBe('active');
+    expect(second.esim.data_used_bytes).toBe(GB - 1);
+    const finished = report({ state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: GB, observed_at: NOW + 120 });
+    const third = planSupplierReport(second.esim, second.observedAt, finished, NOW + 120);
+    expect(eventsOf(third)).toEqual(['esim.usage.threshold:100', 'esim.expired']);
+    expect(third.esim.data_used_bytes).toBe(GB);
   });
 
   it('usage never goes down, and is capped at the limit', () => {
-    const held = esim({ state: 'active', data_used_bytes: GB / 2, thresholds_notified: [50] });
+    const held = esim({ state: 'active', data_used_bytes: GB / 2, thresholds_notified: [50], expires_at: NOW + 7 * 86_400 });
     const lower = planSupplierReport(held, NOW - 10, report({ state: 'active', data_used_bytes: GB / 4 }), NOW);
     expect(lower.changed).toBe(false);
     expect(lower.esim.data_used_bytes).toBe(GB / 2);
+    // Capped under the limit while the supplier says active (record 0231), at it once it says finished.
     const over = planSupplierReport(held, NOW - 10, report({ state: 'active', data_used_bytes: GB * 3 }), NOW);
-    expect(over.esim.data_used_bytes).toBe(GB);
+    expect(over.esim.data_used_bytes).toBe(GB - 1);
+    const finished = planSupplierReport(held, NOW - 10, report({ state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: GB * 3 }), NOW);
+    expect(finished.esim.data_used_bytes).toBe(GB);
   });
 
   it('depleted from released: installed, activated, 50, 80, 100, expired (data_exhausted), each once', () => {
@@ -164,5 +177,32 @@ describe('a supplier report applied to a live eSIM', () => {
   it('ignores sandbox eSIMs and expired ones', () => {
     expect(planSupplierReport(esim({ environment: 'test' }), null, report({ state: 'active' }), NOW).ignored).toBe('sandbox');
     expect(planSupplierReport(esim({ state: 'expired', expired_reason: 'cancelled' }), null, report({ state: 'active' }), NOW).ignored).toBe('final');
+  });
+
+  it('a first-use validity: expires_at null until the supplier reports the start, then start + duration, on the events too (record 0230)', () => {
+    const installed = planSupplierReport(esim(), null, report({ state: 'installed' }), NOW);
+    expect(installed.esim.expires_at).toBeNull();
+    const started = NOW + 8 * 86_400;
+    const active = planSupplierReport(
+      installed.esim,
+      installed.observedAt,
+      report({ state: 'active', data_used_bytes: 1, started_at: started, observed_at: started + 30 }),
+      started + 30,
+    );
+    expect(active.esim.expires_at).toBe(started + 7 * 86_400);
+    expect(active.changes.map((c) => c.esim.expires_at)).toEqual([started + 7 * 86_400]);
+    // Reconciliation saw the start without a time: it counts from when it was observed, once.
+    const observed = planSupplierReport(installed.esim, installed.observedAt, report({ state: 'active', observed_at: started }), started);
+    expect(observed.esim.expires_at).toBe(started + 7 * 86_400);
+    const later = planSupplierReport(observed.esim, observed.observedAt, report({ state: 'active', observed_at: started + 600 }), started + 600);
+    expect(later.esim.expires_at).toBe(started + 7 * 86_400);
+    // The supplier's own end holds over ours.
+    const said = planSupplierReport(
+      observed.esim,
+      observed.observedAt,
+      report({ state: 'active', expires_at: started + 5, observed_at: started + 700 }),
+      started + 700,
+    );
+    expect(said.esim.expires_at).toBe(started + 5);
   });
 });

@@ -311,3 +311,41 @@ describe('test clocks and their owner', () => {
     expect((await h.get(caller, `/v1/test/clocks/${clock.id}`)).body).toEqual(clock);
   });
 });
+
+describe('a sandbox first_use bundle (record 0230)', () => {
+  it('has no expires_at until its simulated first use, which starts the clock; an advance expires it only after that', async () => {
+    const caller = newCaller('test');
+    const frozen = nowSeconds() + 10 * DAY;
+    const clock = await newClock(caller, frozen);
+    const [esim] = (await orderOnClock(caller, clock.id, 'esim_1GB_7D_US_FIRSTUSE')).esims;
+    if (!esim) throw new Error('no eSIM');
+    expect(esim).toMatchObject({ validity_start: 'first_use', expires_at: null, install_by: null, state: 'released' });
+    // Eight days go by before the first use: nothing expires.
+    expect((await advance(caller, clock.id, frozen + 8 * DAY)).status).toBe(200);
+    expect(await stateOf(caller, esim)).toBe('released');
+    const used = await request(h.app).post(`/internal/esims/${esim.id}/usage`).set(headersFor(caller)).send({ bytes: 1_000 });
+    expect(used.status, JSON.stringify(used.body)).toBe(200);
+    expect(used.body).toMatchObject({ state: 'active', expires_at: frozen + 15 * DAY });
+    const activated = await eventually(() => {
+      const found = h.eventsOf(esim.id).find((e) => e.type === 'esim.activated');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect((activated.data as { object: Esim }).object.expires_at).toBe(frozen + 15 * DAY);
+    expect((await advance(caller, clock.id, frozen + 15 * DAY - 60)).status).toBe(200);
+    expect(await stateOf(caller, esim)).toBe('active');
+    expect((await advance(caller, clock.id, frozen + 15 * DAY)).status).toBe(200);
+    expect(await stateOf(caller, esim)).toBe('expired');
+  });
+
+  it('in real time, a PATCH to active starts it; a purchase bundle keeps its expires_at from purchase', async () => {
+    const caller = newCaller('test');
+    const first = await buyEsim(h, caller, 'esim_5GB_30D_EU_FIRSTUSE');
+    expect(first.expires_at).toBeNull();
+    for (const step of ['installed', 'active']) expect((await h.patch(caller, first.id, step)).status).toBe(200);
+    const active = (await h.get(caller, `/v1/esim/${first.id}`)).body as Esim;
+    expect(Math.abs(active.expires_at! - (nowSeconds() + 30 * DAY))).toBeLessThan(60);
+    const plain = await buyEsim(h, caller, 'esim_5GB_30D_EU');
+    expect(plain).toMatchObject({ validity_start: 'purchase', expires_at: plain.created_at + 30 * DAY });
+  });
+});

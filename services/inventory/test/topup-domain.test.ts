@@ -23,7 +23,10 @@ const esim = (changes: Partial<EsimRecord> = {}): EsimRecord => ({
   activation_code: null,
   smdp_address: null,
   matching_id: null,
+  validity_start: 'purchase',
+  validity_days: 30,
   expires_at: T0 + 30 * DAY,
+  install_by: null,
   created_at: T0,
   updated_at: T0,
   metadata: {},
@@ -48,7 +51,7 @@ const topup = (changes: Partial<TopupRecord>): TopupRecord => ({
   ...changes,
 });
 
-const fiveGb = { data_mb: 5_000, unlimited: false, duration_days: 30 };
+const fiveGb = { data_limit_bytes: 5 * GB, unlimited: false, duration_days: 30 };
 
 describe('toppedUp', () => {
   it('adds data and moves validity on from the later of its end and now', () => {
@@ -57,7 +60,9 @@ describe('toppedUp', () => {
   });
 
   it('keeps an unlimited eSIM unlimited, and a validity not started yet (null) not started', () => {
-    expect(toppedUp(esim({ data_limit_bytes: null }), { data_mb: null, unlimited: true, duration_days: 7 }, T0, undefined).data_limit_bytes).toBeNull();
+    expect(
+      toppedUp(esim({ data_limit_bytes: null }), { data_limit_bytes: null, unlimited: true, duration_days: 7 }, T0, undefined).data_limit_bytes,
+    ).toBeNull();
     expect(toppedUp(esim({ expires_at: null }), fiveGb, T0, undefined).expires_at).toBeNull();
   });
 

@@ -37,6 +37,13 @@ export const profileReportSchema = z.object({
   data_limit_bytes: z.number().int().min(0).nullable(),
   /** When the bundle's validity ends at the supplier (unix seconds); null when not said. */
   expires_at: unixSeconds.nullable(),
+  /** When the bundle's validity started at the supplier (first use), where it says (unix seconds); null or absent when not said. */
+  started_at: unixSeconds.nullable().optional(),
+  /**
+   * Ask the supplier about this profile again no sooner than this many seconds (record 0234): its
+   * answer is cached that long (Airalo's usage), or its rate per profile allows no more; absent: no such limit.
+   */
+  recheck_after_seconds: z.number().int().min(0).optional(),
   /** When the supplier observed this (unix seconds): reports older than what inventory holds change nothing. */
   observed_at: unixSeconds,
 });

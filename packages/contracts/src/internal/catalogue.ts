@@ -10,6 +10,18 @@ const c = initContract();
 
 /** A bundle as inventory needs it to take an order: retired ones too, with where it can be ordered. */
 export const internalBundleSchema = untitledBundleSchema.extend({
+  install_window_days: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .describe("Days from purchase within which the supplier's profile must be installed (Airalo's `install_window_days`); null when the supplier sets none."),
+  data_limit_bytes: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe("The bundle's data in bytes as its supplier counts a megabyte (record 0231); null for unlimited bundles."),
   retired: z.boolean().describe('No longer listed; an order naming it is 409 capability_not_orderable.'),
   environments: z
     .array(environmentSchema)

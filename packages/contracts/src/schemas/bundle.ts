@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CURRENCIES } from './enums.ts';
+import { CURRENCIES, VALIDITY_STARTS } from './enums.ts';
 import { countryCodeSchema } from './primitives.ts';
 import { titled } from './titled.ts';
 
@@ -10,6 +10,12 @@ const bundleShape = {
   data_mb: z.number().int().min(0).nullable().describe('Null for unlimited bundles.'),
   unlimited: z.boolean(),
   duration_days: z.number().int().min(1).optional().describe('Absent when the bundle has no stated duration.'),
+  validity_start: z
+    .enum(VALIDITY_STARTS)
+    .describe(
+      'When `duration_days` starts counting: at `purchase`, or at `first_use` (the first data use the supplier reports); ' +
+        'an eSIM of a `first_use` bundle has `expires_at` null until then.',
+    ),
   countries: z.array(countryCodeSchema).describe('ISO 3166-1 alpha-2 codes, upper case.'),
   price_cents: z.number().int().min(0),
   currency: z.enum(CURRENCIES),

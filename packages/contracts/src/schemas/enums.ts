@@ -2,9 +2,19 @@
 export const ESIM_STATES = ['released', 'installed', 'active', 'suspended', 'expired'] as const;
 export type EsimState = (typeof ESIM_STATES)[number];
 
-/** Why an `expired` eSIM expired: its bundle's validity ended, its data ran out, or it was cancelled. */
-export const EXPIRED_REASONS = ['validity_ended', 'data_exhausted', 'cancelled'] as const;
+/**
+ * Why an `expired` eSIM expired: its bundle's validity ended, its data ran out, it was cancelled, or
+ * the supplier deleted the profile from its account (record 0235).
+ */
+export const EXPIRED_REASONS = ['validity_ended', 'data_exhausted', 'cancelled', 'supplier_deleted'] as const;
 export type ExpiredReason = (typeof EXPIRED_REASONS)[number];
+
+/**
+ * When a bundle's validity starts counting (record 0230): at `purchase`, or at `first_use` (the
+ * vendor's first data use or first network attach, as the vendor counts it).
+ */
+export const VALIDITY_STARTS = ['purchase', 'first_use'] as const;
+export type ValidityStart = (typeof VALIDITY_STARTS)[number];
 
 /** A test clock is `advancing` while an advance moves its objects through time, `ready` otherwise. */
 export const TEST_CLOCK_STATUSES = ['ready', 'advancing'] as const;

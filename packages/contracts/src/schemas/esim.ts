@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ESIM_STATES, EXPIRED_REASONS } from './enums.ts';
+import { ESIM_STATES, EXPIRED_REASONS, VALIDITY_STARTS } from './enums.ts';
 import { metadataSchema } from './metadata.ts';
 import { ACTIVATION_CODE_PATTERN, ID_PREFIXES, iccidSchema, idSchema, unixSeconds } from './primitives.ts';
 import { titled } from './titled.ts';
@@ -24,7 +24,8 @@ export const esimSchema = titled(
       .nullable()
       .describe(
         "Why the eSIM expired: `validity_ended` (its bundle's duration ran out), `data_exhausted` (it used all its data) " +
-          'or `cancelled` (DELETE /v1/esim/{id}); null until the eSIM is `expired`.',
+          'or `cancelled` (DELETE /v1/esim/{id}), or `supplier_deleted` (a live eSIM its supplier removed from its account); ' +
+          'null until the eSIM is `expired`.',
       ),
     bundle: z.string().nullable(),
     data_used_bytes: z.number().int().min(0),
@@ -44,7 +45,18 @@ export const esimSchema = titled(
       ),
     smdp_address: z.string().nullable(),
     matching_id: z.string().nullable(),
-    expires_at: unixSeconds.nullable().describe('When the bundle runs out; null when the bundle has no stated duration.'),
+    validity_start: z
+      .enum(VALIDITY_STARTS)
+      .describe("When the bundle's validity starts counting: at `purchase`, or at `first_use` (as the supplier reports it)."),
+    expires_at: unixSeconds
+      .nullable()
+      .describe(
+        'When the bundle runs out: the start of its validity plus its duration, as the supplier counts it. Null when the bundle ' +
+          'has no stated duration, and for a `first_use` bundle until its first use is reported.',
+      ),
+    install_by: unixSeconds
+      .nullable()
+      .describe('The latest time the eSIM can be installed, where the supplier sets one (the profile is recycled after it); null otherwise.'),
     created_at: unixSeconds,
     updated_at: unixSeconds,
     simulated: z.boolean().describe('True for a sandbox resource, false for a live one.'),

@@ -29,6 +29,9 @@ export const AIRALO_RATE_LIMITS: AiraloRateLimits = {
   refund: { limit: 5, windowMs: 60_000 },
 };
 
+/** The usage answer's cache in production (the usage page). */
+export const AIRALO_USAGE_CACHE_MS = 20 * 60_000;
+
 export interface AiraloFakeOptions extends CommonFakeOptions {
   clientId?: string;
   clientSecret?: string;
@@ -43,6 +46,12 @@ export interface AiraloFakeOptions extends CommonFakeOptions {
    * `control.approveRefund`/`rejectRefund`), or are approved the moment they are made (`approve`).
    */
   refundReview?: 'manual' | 'approve';
+  /**
+   * How long an ICCID's usage answer is kept (the usage page: "A built-in cache of 20 minutes",
+   * 60 in Airalo's sandbox). Default 20 minutes; 0 answers live values (tests that are not about
+   * the cache).
+   */
+  usageCacheMs?: number;
 }
 
 export interface AiraloSettings {
@@ -54,6 +63,7 @@ export interface AiraloSettings {
   checkWebhookOnOptIn: boolean;
   rateLimits: AiraloRateLimits;
   refundReview: 'manual' | 'approve';
+  usageCacheMs: number;
 }
 
 /** What every route and the control handle share. */
@@ -61,4 +71,6 @@ export interface AiraloContext extends CommonContext<AiraloState> {
   settings: AiraloSettings;
   packages: Map<string, CataloguedPackage>;
   catalogue: AiraloDestinationSpec[];
+  /** The usage answers being served from Airalo's cache: by ICCID, the answer and when it was made (fake clock). */
+  usageCache: Map<string, { at: number; body: unknown }>;
 }

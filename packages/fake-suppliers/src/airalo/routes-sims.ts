@@ -12,6 +12,16 @@ function simFor(ctx: AiraloContext, req: Request, res: Response, param: string):
   return sim;
 }
 
+/** The usage answer as Airalo serves it: made once, then the same answer until the cache runs out. */
+function cachedUsage(ctx: AiraloContext, sim: AiraloSim): unknown {
+  const now = ctx.clock.now();
+  const held = ctx.usageCache.get(sim.iccid);
+  if (held && now - held.at < ctx.settings.usageCacheMs) return held.body;
+  const body = usageBody(ctx, sim);
+  if (ctx.settings.usageCacheMs > 0) ctx.usageCache.set(sim.iccid, { at: now, body });
+  return body;
+}
+
 export function simRoutes(ctx: AiraloContext, router: Router): void {
   router.get('/sims', (req: Request, res: Response) => {
     const { limit, page, errors } = pageParameters(req, 25);
@@ -36,7 +46,7 @@ export function simRoutes(ctx: AiraloContext, router: Router): void {
     if (!withinLimit(ctx, res, `usage:${iccid}`, ctx.settings.rateLimits.usagePerIccid)) return;
     if (!withinLimit(ctx, res, `usage-client:${String(res.locals.clientId)}`, ctx.settings.rateLimits.usagePerClient)) return;
     const sim = simFor(ctx, req, res, 'sim_iccid');
-    if (sim) res.json({ data: usageBody(ctx, sim), meta: { message: 'success' } });
+    if (sim) res.json({ data: cachedUsage(ctx, sim), meta: { message: 'success' } });
   });
 
   router.get('/sims/:iccid/packages', (req: Request, res: Response) => {

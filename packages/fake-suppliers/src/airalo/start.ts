@@ -5,7 +5,7 @@ import { settle } from '../shared/recorder.ts';
 import { fakeRuntime } from '../shared/runtime.ts';
 import { createAiraloApp } from './app.ts';
 import { AIRALO_CATALOGUE, packageIndex } from './catalogue.ts';
-import { AIRALO_RATE_LIMITS, type AiraloContext, type AiraloFakeOptions } from './context.ts';
+import { AIRALO_RATE_LIMITS, AIRALO_USAGE_CACHE_MS, type AiraloContext, type AiraloFakeOptions } from './context.ts';
 import { applyElapsedTime, attachSim, depleteSim, expireSim, installSim, setUsageStatus, useData } from './lifecycle.ts';
 import { usageBody } from './presenters.ts';
 import { approveRefund, rejectRefund } from './refunds.ts';
@@ -57,7 +57,9 @@ export async function startAiraloFake(options: AiraloFakeOptions = {}): Promise<
       checkWebhookOnOptIn: options.checkWebhookOnOptIn ?? true,
       rateLimits: { ...AIRALO_RATE_LIMITS, ...options.rateLimits },
       refundReview: options.refundReview ?? 'manual',
+      usageCacheMs: options.usageCacheMs ?? AIRALO_USAGE_CACHE_MS,
     },
+    usageCache: new Map(),
     catalogue,
     packages: packageIndex(catalogue),
   };

@@ -60,22 +60,28 @@ export function installEsim(ctx: EsimGoContext, iccid: string): void {
   ctx.save();
 }
 
-/** First network attach: the profile is enabled and the waiting bundle starts. */
+/**
+ * First network attach: the profile is enabled; the bundle does not start yet. eSIM Go's
+ * `FirstAttachment` only says the eSIM joined a network; a bundle starts at its first data use
+ * (`FirstUse`, notifications page), and its validity counts from there.
+ */
 export async function attachEsim(ctx: EsimGoContext, iccid: string): Promise<void> {
   const esim = esimOf(ctx, iccid);
   installEsim(ctx, iccid);
   esim.profile_status = 'Enabled';
   const first = esim.attached_at === undefined;
   esim.attached_at ??= ctx.clock.now();
-  const assignment = currentAssignment(esim);
-  if (assignment && assignment.state !== 'active') {
-    assignment.state = 'active';
-    assignment.started_at = ctx.clock.now();
-    assignment.ends_at = assignment.started_at + (bundleOf(ctx, assignment.bundle)?.duration ?? 0) * DAY;
-  }
-  if (first) recordHistory(ctx, esim, 'eSIM First Attachment', assignment?.bundle);
+  if (first) recordHistory(ctx, esim, 'eSIM First Attachment', currentAssignment(esim)?.bundle);
   ctx.save();
   if (first) await callback(ctx, { alertType: 'FirstAttachment', iccid });
+}
+
+/** The waiting bundle starts (first data use): its validity counts from now. */
+function startBundle(ctx: EsimGoContext, assignment: EsimGoAssignment): void {
+  if (assignment.state === 'active') return;
+  assignment.state = 'active';
+  assignment.started_at = ctx.clock.now();
+  assignment.ends_at = assignment.started_at + (bundleOf(ctx, assignment.bundle)?.duration ?? 0) * DAY;
 }
 
 export async function useData(ctx: EsimGoContext, iccid: string, bytes: number): Promise<void> {
@@ -83,7 +89,12 @@ export async function useData(ctx: EsimGoContext, iccid: string, bytes: number):
   await attachEsim(ctx, iccid);
   const esim = esimOf(ctx, iccid);
   const assignment = currentAssignment(esim);
-  if (!assignment || assignment.state !== 'active') throw new Error(`eSIM ${iccid} has no bundle to use`);
+  if (!assignment) throw new Error(`eSIM ${iccid} has no bundle to use`);
+  if (bytes > 0) startBundle(ctx, assignment);
+  if (assignment.state !== 'active') {
+    ctx.save();
+    return;
+  }
   const alerts: number[] = [];
   if (!assignment.unlimited) {
     assignment.remaining_bytes = Math.max(0, assignment.remaining_bytes - bytes);

@@ -52,8 +52,22 @@ function revoke(ctx: EsimGoContext, esim: EsimGoEsim, assignment: EsimGoAssignme
     });
     recordHistory(ctx, esim, 'Bundle Refunded to Inventory', assignment.bundle);
   }
+  returnIfBare(ctx, esim);
   ctx.save();
   res.json({ status: outcome });
+}
+
+/**
+ * The revoke pages: "If there are no bundles left on the eSIM AFTER the revoke, AND if the eSIM is
+ * not installed, the eSIM may undergo the eSIM Go returns process", which removes it from the
+ * account. The fake starts that process at once (the earliest the vendor may), so the eSIM is
+ * gone from every endpoint afterwards.
+ */
+function returnIfBare(ctx: EsimGoContext, esim: EsimGoEsim): void {
+  const bundlesLeft = esim.assignments.some((a) => a.state !== 'revoked' && a.state !== 'expired' && a.state !== 'lapsed');
+  if (bundlesLeft || esim.first_installed_at !== undefined) return;
+  delete ctx.state.esims[esim.iccid];
+  (ctx.state.returned ??= {})[esim.iccid] = esim;
 }
 
 export function esimRoutes(ctx: EsimGoContext, router: Router): void {

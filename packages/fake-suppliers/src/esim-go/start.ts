@@ -74,8 +74,11 @@ export async function startEsimGoFake(options: EsimGoFakeOptions = {}): Promise<
         applyElapsedTime(ctx);
       }),
     esim: (iccid) => {
-      const esim = ctx.state.esims[iccid];
-      return esim ? { ...esimDetails(esim, false), ...bundlesBody(ctx, esim.assignments), history: structuredClone(esim.history) } : undefined;
+      const returned = ctx.state.returned?.[iccid];
+      const esim = ctx.state.esims[iccid] ?? returned;
+      return esim
+        ? { ...esimDetails(esim, false), ...bundlesBody(ctx, esim.assignments), history: structuredClone(esim.history), ...(returned && { returned: true }) }
+        : undefined;
     },
     state: () => structuredClone(ctx.state),
     setPrice: (bundle, price) => {

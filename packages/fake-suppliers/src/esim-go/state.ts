@@ -68,6 +68,8 @@ export interface EsimGoInventoryItem {
 export interface EsimGoState {
   organisation: { name: string; currency: string; balance: number; callback_url: string };
   esims: Record<string, EsimGoEsim>;
+  /** eSIMs the returns process took off the account (the revoke pages): gone from every endpoint, kept here for the control surface. */
+  returned?: Record<string, EsimGoEsim>;
   orders: EsimGoOrder[];
   inventory: EsimGoInventoryItem[];
   apply_references: Record<string, string[]>;

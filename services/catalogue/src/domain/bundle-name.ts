@@ -1,6 +1,6 @@
-import type { Region } from '@connectivity/contracts';
+import type { Region, ValidityStart } from '@connectivity/contracts';
 import { REGION_CODES, countriesOf, regionOfCountry } from './regions.ts';
-import type { CatalogueBundle } from './bundle.ts';
+import { DECIMAL_MB, type CatalogueBundle } from './bundle.ts';
 
 /** How a bundle is described before its name, description and countries are derived. */
 export interface BundleSpec {
@@ -13,6 +13,8 @@ export interface BundleSpec {
   retired?: boolean;
   /** A qualifier that keeps a name unique, e.g. `LEGACY` or `DEMO`. */
   suffix?: string;
+  /** When the validity starts counting (default `purchase`). */
+  validity_start?: ValidityStart;
 }
 
 /** `esim_<5GB|UL>_<30>D_<FR|EU|GLOBAL>[_<SUFFIX>]`: unique, stable, readable. */
@@ -29,9 +31,10 @@ export function bundleFromSpec(spec: BundleSpec): CatalogueBundle {
   const amount = spec.data === 'unlimited' ? 'Unlimited data' : `${spec.data} GB`;
   const where = 'country' in spec.area ? `in ${spec.area.label}` : `in ${countries.length} countries of ${spec.area.label}`;
   const days = spec.days === 1 ? '1 day' : `${spec.days} days`;
+  const from = spec.validity_start === 'first_use' ? ', from its first use' : '';
   return {
     name: bundleName(spec),
-    description: `${amount} for ${days} ${where}.`,
+    description: `${amount} for ${days} ${where}${from}.`,
     data_mb: spec.data === 'unlimited' ? null : spec.data * 1000,
     unlimited: spec.data === 'unlimited',
     duration_days: spec.days,
@@ -39,5 +42,8 @@ export function bundleFromSpec(spec: BundleSpec): CatalogueBundle {
     region,
     price_cents: spec.price_cents,
     retired: spec.retired ?? false,
+    validity_start: spec.validity_start ?? 'purchase',
+    install_window_days: null,
+    bytes_per_mb: DECIMAL_MB,
   };
 }

@@ -1,6 +1,6 @@
 import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
-import { toPublicBundle } from '../domain/bundle.ts';
+import { toInternalBundle } from '../domain/bundle.ts';
 import { assertLiveOrdering, liveCatalogue, type CatalogueDeps } from './live-catalogue.ts';
 
 const notFound = (name: string) => new ApiError('resource_not_found', { param: 'name', message: `No bundle named \`${name}\`.` });
@@ -10,7 +10,7 @@ export async function findBundle(deps: CatalogueDeps, caller: Caller, name: stri
   const sandbox = await deps.bundles.get(name);
   if (caller.environment === 'test') {
     if (!sandbox) throw notFound(name);
-    return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
+    return toInternalBundle(sandbox, false, ['test']);
   }
   await assertLiveOrdering(deps, caller.accountId);
   // With no supplier configured, live orders are refused (record 0256).
@@ -19,9 +19,9 @@ export async function findBundle(deps: CatalogueDeps, caller: Caller, name: stri
   }
   const live = (await liveCatalogue(deps)).find((b) => b.name === name);
   if (live) {
-    return { ...toPublicBundle(live, true), retired: live.retired, environments: sandbox ? ['test', 'live'] : ['live'] };
+    return toInternalBundle(live, true, sandbox ? ['test', 'live'] : ['live']);
   }
   // Known only to the sandbox: the order is refused as capability_not_live by the caller.
-  if (sandbox) return { ...toPublicBundle(sandbox, false), retired: sandbox.retired, environments: ['test'] };
+  if (sandbox) return toInternalBundle(sandbox, false, ['test']);
   throw notFound(name);
 }

@@ -1,6 +1,6 @@
 import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
-import { toPublicBundle, type CatalogueBundle } from '../domain/bundle.ts';
+import { toInternalBundle, type CatalogueBundle } from '../domain/bundle.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
 
 /**
@@ -24,7 +24,5 @@ export async function listTopupOffers(deps: CatalogueDeps, caller: Caller, query
   }
   const base = await deps.bundles.get(query.bundle);
   if (!base) throw new ApiError('resource_not_found', { param: 'bundle', message: `No bundle named \`${query.bundle}\`.` });
-  return (await deps.bundles.all())
-    .filter((offer) => canTopUp(base, offer))
-    .map((offer) => ({ ...toPublicBundle(offer, false), retired: false, environments: ['test'] }));
+  return (await deps.bundles.all()).filter((offer) => canTopUp(base, offer)).map((offer) => toInternalBundle(offer, false, ['test']));
 }

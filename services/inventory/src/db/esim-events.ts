@@ -3,6 +3,7 @@ import type { OneStatement } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { EsimRecord } from '../domain/esim.ts';
 import { esimEventData, esimEventType, type EsimChange } from '../domain/esim-events.ts';
+import { startSandboxValidity } from '../domain/validity.ts';
 import { updateEsimRow } from './esim-repository.ts';
 import { addEvent, addEventTo, type NewInventoryEvent } from './outbox-events.ts';
 
@@ -46,8 +47,11 @@ export async function moveOrCancelEsim(trx: Knex.Transaction, esim: EsimRecord, 
 }
 
 async function move(trx: Knex.Transaction, esim: EsimRecord, to: Pick<EsimRecord, 'state' | 'expired_reason'>, at: Date): Promise<EsimRecord> {
-  const moved: EsimRecord = { ...esim, ...to, updated_at: Math.floor(at.getTime() / 1000) };
-  await updateEsimRow(trx, esim.id, { ...to, updated_at: moved.updated_at });
+  const seconds = Math.floor(at.getTime() / 1000);
+  // The simulated first use (a sandbox move to `active`) starts a `first_use` validity; the event carries it.
+  const moved: EsimRecord =
+    to.state === 'active' ? startSandboxValidity({ ...esim, ...to, updated_at: seconds }, seconds) : { ...esim, ...to, updated_at: seconds };
+  await updateEsimRow(trx, esim.id, { ...to, updated_at: moved.updated_at, ...(moved.expires_at !== esim.expires_at && { expires_at: moved.expires_at }) });
   await recordEsimEvents(trx, [{ kind: 'state', esim: moved, previous_state: esim.state }], at);
   return moved;
 }

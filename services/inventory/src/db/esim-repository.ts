@@ -3,11 +3,15 @@ import type { Knex } from 'knex';
 import { looksLikeIccid, type EsimRecord } from '../domain/esim.ts';
 import { SCHEMA } from './schema.ts';
 
-export type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 'expires_at' | 'created_at' | 'updated_at' | 'thresholds_notified'> & {
+export type EsimRow = Omit<
+  EsimRecord,
+  'data_used_bytes' | 'data_limit_bytes' | 'expires_at' | 'install_by' | 'created_at' | 'updated_at' | 'thresholds_notified'
+> & {
   // bigint columns arrive as strings from `pg`.
   data_used_bytes: string | number;
   data_limit_bytes: string | number | null;
   expires_at: string | number | null;
+  install_by: string | number | null;
   created_at: string | number;
   updated_at: string | number;
   thresholds_notified: (string | number)[];
@@ -17,17 +21,24 @@ export type EsimRow = Omit<EsimRecord, 'data_used_bytes' | 'data_limit_bytes' | 
 export interface SupplierColumns {
   supplier_checked_at?: string | number | null;
   supplier_observed_at?: string | number | null;
+  supplier_next_check_at?: string | number | null;
 }
 
 const num = (value: string | number): number => Number(value);
 const numOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
 
 // The supplier's bookkeeping columns (reconciliation) are not part of the record.
-export const esimFromRow = ({ supplier_checked_at: _checked, supplier_observed_at: _observed, ...row }: EsimRow & SupplierColumns): EsimRecord => ({
+export const esimFromRow = ({
+  supplier_checked_at: _checked,
+  supplier_observed_at: _observed,
+  supplier_next_check_at: _next,
+  ...row
+}: EsimRow & SupplierColumns): EsimRecord => ({
   ...row,
   data_used_bytes: num(row.data_used_bytes),
   data_limit_bytes: numOrNull(row.data_limit_bytes),
   expires_at: numOrNull(row.expires_at),
+  install_by: numOrNull(row.install_by),
   created_at: num(row.created_at),
   updated_at: num(row.updated_at),
   thresholds_notified: row.thresholds_notified.map(Number),
@@ -66,7 +77,7 @@ export async function recordedIccids(db: Knex, iccids: string[]): Promise<Set<st
 export async function updateEsimRow(
   db: Knex,
   id: string,
-  changes: Partial<Pick<EsimRecord, 'state' | 'expired_reason' | 'data_used_bytes' | 'thresholds_notified' | 'updated_at' | 'metadata'>>,
+  changes: Partial<Pick<EsimRecord, 'state' | 'expired_reason' | 'data_used_bytes' | 'thresholds_notified' | 'expires_at' | 'updated_at' | 'metadata'>>,
 ): Promise<void> {
   const { metadata, ...rest } = changes;
   await esims(db)
@@ -104,12 +115,16 @@ export async function esimPage(
  * time: only an advance of their clock expires them.
  */
 export function esimsPastValidity(db: Knex, now: number): Knex.QueryBuilder {
-  return esims(db)
-    .select('*')
-    .whereNot('state', 'expired' satisfies EsimState)
-    .andWhere('expires_at', '<=', now)
-    .whereNull('test_clock')
-    .orderBy('expires_at');
+  return (
+    esims(db)
+      .select('*')
+      .whereNot('state', 'expired' satisfies EsimState)
+      .andWhere('expires_at', '<=', now)
+      .whereNull('test_clock')
+      // A live eSIM ends on its supplier's word (a callback or reconciliation), never on our clock (record 0230).
+      .andWhere('environment', 'test')
+      .orderBy('expires_at')
+  );
 }
 
 /**

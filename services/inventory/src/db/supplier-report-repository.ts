@@ -112,16 +112,60 @@ export interface EsimToCheck {
  * them (it takes the next ones in the order).
  */
 export async function claimEsimsToCheck(db: Knex, nowMs: number, checkedBeforeMs: number, limit: number): Promise<EsimToCheck[]> {
+  const nowSeconds = Math.floor(nowMs / 1000);
   return claimDue<EsimToCheck>(db, {
     table: `${SCHEMA}.esims`,
     key: 'id',
     due: {
-      sql: "environment = 'live' and state <> 'expired' and (supplier_checked_at is null or supplier_checked_at <= ?)",
-      bindings: [checkedBeforeMs],
+      // Record 0234: an eSIM whose supplier answer cannot have changed yet (its cache, its rate) waits.
+      sql:
+        "environment = 'live' and state <> 'expired' and (supplier_checked_at is null or supplier_checked_at <= ?) " +
+        'and (supplier_next_check_at is null or supplier_next_check_at <= ?)',
+      bindings: [checkedBeforeMs, nowMs],
     },
-    orderBy: 'supplier_checked_at asc nulls first, id',
+    // Record 0234: those near an expiry (a day) or a usage threshold (within 10 points below 50, 80 or
+    // 100 %) first, then those in use, then the released ones (nothing happens to them until installed).
+    orderBy:
+      `(case when expires_at is not null and expires_at <= ${nowSeconds + 86_400} then 0 ` +
+      'when data_limit_bytes > 0 and (data_used_bytes * 100 >= data_limit_bytes * 90 ' +
+      'or (data_used_bytes * 100 >= data_limit_bytes * 70 and data_used_bytes * 100 < data_limit_bytes * 80) ' +
+      'or (data_used_bytes * 100 >= data_limit_bytes * 40 and data_used_bytes * 100 < data_limit_bytes * 50)) then 0 ' +
+      "when state = 'released' then 2 else 1 end), supplier_checked_at asc nulls first, id",
     limit,
     set: { sql: 'supplier_checked_at = ?', bindings: [nowMs] },
     returning: ['id', 'iccid', 'account_id'],
   });
+}
+
+/** When the supplier may next be asked about an eSIM (record 0234): its answer will not change sooner. */
+export async function deferNextCheck(db: Knex, iccid: string, atMs: number): Promise<void> {
+  await esims(db).where('iccid', iccid).update({ supplier_next_check_at: atMs });
+}
+
+/**
+ * Takes up to `wanted` calls from the live supplier's poll budget (record 0234): `budget` per
+ * `windowMs`, shared by every inventory instance through this row (one statement, under its lock).
+ * Resolves with how many were granted; `giveBack` returns the ones not used.
+ */
+export async function takePollBudget(db: Knex, nowMs: number, windowMs: number, budget: number, wanted: number): Promise<number> {
+  await db.raw('insert into ??.supplier_poll_budget (supplier, window_start, spent) values (?, ?, 0) on conflict (supplier) do nothing', [
+    SCHEMA,
+    'live',
+    nowMs,
+  ]);
+  const result: { rows: { granted: number | string }[] } = await db.raw(
+    `with old as (select window_start, spent from ??.supplier_poll_budget where supplier = 'live' for update),
+          fresh as (select case when window_start <= ? then ? else window_start end as window_start,
+                           case when window_start <= ? then 0 else spent end as spent from old)
+     update ??.supplier_poll_budget b set window_start = fresh.window_start, spent = fresh.spent + least(?, greatest(0, ? - fresh.spent))
+     from fresh where b.supplier = 'live'
+     returning least(?, greatest(0, ? - fresh.spent)) as granted`,
+    [SCHEMA, nowMs - windowMs, nowMs, nowMs - windowMs, SCHEMA, wanted, budget, wanted, budget],
+  );
+  return Number(result.rows[0]?.granted ?? 0);
+}
+
+export async function givePollBudgetBack(db: Knex, unused: number): Promise<void> {
+  if (unused <= 0) return;
+  await db.raw("update ??.supplier_poll_budget set spent = greatest(0, spent - ?) where supplier = 'live'", [SCHEMA, unused]);
 }

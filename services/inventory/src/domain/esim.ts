@@ -1,4 +1,13 @@
-import { appleInstallUrl, type Environment, type Esim, type EsimState, type EventType, type ExpiredReason, type Metadata } from '@connectivity/contracts';
+import {
+  appleInstallUrl,
+  type Environment,
+  type Esim,
+  type EsimState,
+  type EventType,
+  type ExpiredReason,
+  type Metadata,
+  type ValidityStart,
+} from '@connectivity/contracts';
 import { sortedMetadata } from './metadata.ts';
 
 /** An eSIM as inventory keeps it: the public fields plus its owner and thresholds notified. */
@@ -18,7 +27,13 @@ export interface EsimRecord {
   activation_code: string | null;
   smdp_address: string | null;
   matching_id: string | null;
+  /** When the bundle's validity starts counting (record 0230). */
+  validity_start: ValidityStart;
+  /** The bundle's duration, to set `expires_at` when a `first_use` validity starts; null when it states none. */
+  validity_days: number | null;
   expires_at: number | null;
+  /** The supplier's install-by deadline; null when it has none. */
+  install_by: number | null;
   created_at: number;
   updated_at: number;
   metadata: Metadata;
@@ -40,7 +55,9 @@ export function toPublicEsim(esim: EsimRecord): Esim {
     apple_install_url: appleInstallUrl(esim.activation_code),
     smdp_address: esim.smdp_address,
     matching_id: esim.matching_id,
+    validity_start: esim.validity_start,
     expires_at: esim.expires_at,
+    install_by: esim.install_by,
     created_at: esim.created_at,
     updated_at: esim.updated_at,
     simulated: esim.environment === 'test',
@@ -62,5 +79,6 @@ export const STATE_EVENT_TYPES: Readonly<Record<EsimState, EventType>> = {
 export const looksLikeIccid = (value: string): boolean => /^\d{19}$/.test(value);
 
 /** Whether the eSIM's validity has ended while it is not expired yet (the sweeper's job). */
-export const isPastValidity = (esim: Pick<EsimRecord, 'state' | 'expires_at'>, nowSeconds: number): boolean =>
-  esim.state !== 'expired' && esim.expires_at !== null && esim.expires_at <= nowSeconds;
+export const isPastValidity = (esim: Pick<EsimRecord, 'state' | 'expires_at' | 'environment'>, nowSeconds: number): boolean =>
+  // A live eSIM ends on its supplier's word, never on our clock (record 0230).
+  esim.environment === 'test' && esim.state !== 'expired' && esim.expires_at !== null && esim.expires_at <= nowSeconds;

@@ -1,15 +1,11 @@
 import { ApiError, type Environment, type InternalBundle } from '@connectivity/contracts';
 
-const SECONDS_PER_DAY = 86_400;
-
-/** `data_limit_bytes = data_mb * 1,000,000`; null (no limit, no thresholds) for unlimited bundles. */
-export function dataLimitBytes(bundle: Pick<InternalBundle, 'data_mb' | 'unlimited'>): number | null {
-  return bundle.unlimited || bundle.data_mb === null ? null : bundle.data_mb * 1_000_000;
-}
-
-/** Validity starts at purchase; null when the bundle states no duration. */
-export function expiresAt(createdAt: number, durationDays: number | undefined): number | null {
-  return durationDays === undefined ? null : createdAt + durationDays * SECONDS_PER_DAY;
+/**
+ * The bundle's data in bytes as its supplier counts a megabyte (record 0231: the catalogue says);
+ * null (no limit, no thresholds) for unlimited bundles.
+ */
+export function dataLimitBytes(bundle: Pick<InternalBundle, 'data_limit_bytes' | 'unlimited'>): number | null {
+  return bundle.unlimited ? null : bundle.data_limit_bytes;
 }
 
 export interface OrderPrice {

@@ -2,6 +2,7 @@ import type { EsimState, ExpiredReason, ProfileReport } from '@connectivity/cont
 import type { EsimRecord } from './esim.ts';
 import type { EsimChange } from './esim-events.ts';
 import { crossedThresholds } from './thresholds.ts';
+import { expiresFromStart } from './validity.ts';
 
 /** Why a report changed nothing at all (not even what we know of the supplier). */
 export type ReportIgnored = 'sandbox' | 'stale' | 'final';
@@ -55,13 +56,32 @@ export function planSupplierReport(esim: EsimRecord, heldObservedAt: number | nu
   };
 
   const progress = progressOf(report);
+  let fieldsChanged = false;
+  // The validity as the supplier counts it (record 0230), set before any move so that every event
+  // carries the eSIM as it is after the report: the supplier's end where it says one; else, for a
+  // first-use bundle whose start the supplier reports (active, or data used), that start (or when
+  // it was observed) plus the duration, set once.
+  const reportedEnd =
+    report.expires_at !== null
+      ? report.expires_at
+      : current.expires_at === null && current.validity_start === 'first_use' && progress >= 2
+        ? expiresFromStart(current, report.started_at ?? report.observed_at)
+        : null;
+  if (reportedEnd !== null && reportedEnd !== current.expires_at) {
+    current = { ...current, expires_at: reportedEnd };
+    fieldsChanged = true;
+  }
+
   if (current.state === 'released' && progress >= 1) move('installed');
   if (current.state === 'installed' && progress >= 2) move('active');
 
   const limit = current.data_limit_bytes;
-  let fieldsChanged = false;
   if (report.data_used_bytes !== null) {
-    const reported = limit === null ? report.data_used_bytes : Math.min(limit, report.data_used_bytes);
+    // Record 0231: while the supplier says the eSIM is not finished, it has data left, whatever the
+    // rounding of its answer (Airalo counts whole megabytes): usage stays under the limit, so the
+    // 100 % threshold and `data_exhausted` come only with the supplier's word.
+    const ceiling = limit === null ? null : report.state === 'expired' ? limit : Math.max(0, limit - 1);
+    const reported = ceiling === null ? report.data_used_bytes : Math.min(ceiling, report.data_used_bytes);
     if (reported > current.data_used_bytes) {
       current = { ...current, data_used_bytes: reported };
       fieldsChanged = true;
@@ -72,11 +92,6 @@ export function planSupplierReport(esim: EsimRecord, heldObservedAt: number | nu
       current = { ...current, thresholds_notified: [...current.thresholds_notified, threshold_percent] };
       changes.push({ kind: 'threshold', threshold_percent, esim: current });
     }
-  }
-  // The supplier counts validity its own way (often from the first attach): its end is the one that holds.
-  if (report.expires_at !== null && report.expires_at !== current.expires_at) {
-    current = { ...current, expires_at: report.expires_at };
-    fieldsChanged = true;
   }
   if (report.state === 'expired') {
     const exhausted = limit !== null && current.data_used_bytes >= limit;

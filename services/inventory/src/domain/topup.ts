@@ -66,7 +66,7 @@ export function thresholdsReached(used: number, limit: number | null): number[] 
  */
 export function toppedUp(
   esim: EsimRecord,
-  bundle: Pick<InternalBundle, 'data_mb' | 'unlimited' | 'duration_days'>,
+  bundle: Pick<InternalBundle, 'data_limit_bytes' | 'unlimited' | 'duration_days'>,
   now: number,
   before: Exclude<EsimState, 'expired'> | undefined,
 ): EsimRecord {

@@ -1,8 +1,9 @@
 import { ApiError, type EsimState, type ExpiredReason, type UsageThreshold } from '@connectivity/contracts';
 import { crossedThresholds } from './thresholds.ts';
+import { startSandboxValidity, type ValiditySubject } from './validity.ts';
 
 /** The part of an eSIM that usage reads and changes. */
-export interface UsageSubject {
+export interface UsageSubject extends Partial<ValiditySubject> {
   state: EsimState;
   expired_reason: ExpiredReason | null;
   data_used_bytes: number;
@@ -26,7 +27,7 @@ export interface UsageOutcome<S extends UsageSubject> {
  * once in order, and reaching the limit expires the eSIM (`data_exhausted`). Each step carries the eSIM as it
  * was right after that step. Suspended and expired eSIMs take no usage.
  */
-export function applyUsage<S extends UsageSubject>(esim: S, bytes: number): UsageOutcome<S> {
+export function applyUsage<S extends UsageSubject>(esim: S, bytes: number, nowSeconds?: number): UsageOutcome<S> {
   if (!Number.isSafeInteger(bytes) || bytes < 1) {
     throw new ApiError('invalid_parameter', { param: 'bytes', message: '`bytes` must be an integer of at least 1.' });
   }
@@ -41,7 +42,11 @@ export function applyUsage<S extends UsageSubject>(esim: S, bytes: number): Usag
   };
 
   if (current.state === 'released') move('installed');
-  if (current.state === 'installed') move('active');
+  if (current.state === 'installed') {
+    // The simulated first use starts a sandbox `first_use` validity (record 0230); the activation carries it.
+    if (nowSeconds !== undefined) current = startSandboxValidity(current, nowSeconds);
+    move('active');
+  }
 
   const before = current.data_used_bytes;
   const limit = current.data_limit_bytes;

@@ -1,6 +1,6 @@
 import type { ProfileReport } from '@connectivity/contracts';
 import type { Knex } from 'knex';
-import { recordEsimEvents } from '../db/esim-events.ts';
+import { expireEsim, recordEsimEvents } from '../db/esim-events.ts';
 import { lockEsimForReport, writeReportOutcome } from '../db/supplier-report-repository.ts';
 import { planSupplierReport, type ReportIgnored } from '../domain/supplier-report.ts';
 
@@ -27,4 +27,18 @@ export async function applyReportIn(trx: Knex.Transaction, report: ProfileReport
 /** `applyReportIn` in a transaction of its own (reconciliation: one eSIM at a time). */
 export async function applySupplierReport(knex: Knex, report: ProfileReport, at = new Date()): Promise<ReportOutcome> {
   return knex.transaction((trx) => applyReportIn(trx, report, at));
+}
+
+/**
+ * The supplier no longer knows a live eSIM we sold (record 0235): it deleted the profile from its
+ * account (eSIM Go's returns process, an Airalo SIM recycled and gone). The eSIM ends `expired`
+ * with `supplier_deleted` and its `esim.expired`; one already expired is left as it is.
+ */
+export async function applySupplierDeletion(knex: Knex, iccid: string, at = new Date()): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const found = await lockEsimForReport(trx, iccid);
+    if (!found || found.esim.environment !== 'live' || found.esim.state === 'expired') return false;
+    await expireEsim(trx, found.esim, 'supplier_deleted', at);
+    return true;
+  });
 }

@@ -35,9 +35,9 @@ export async function recordUsage(deps: RecordUsageDeps, caller: Caller, idOrIcc
       await claim.recordError(trx, refusal);
       return { esim: expired, refusal };
     }
-    const outcome = applyUsage({ ...esim, updated_at: seconds }, bytes);
-    const { state, expired_reason, data_used_bytes, thresholds_notified, updated_at } = outcome.esim;
-    await updateEsimRow(trx, esim.id, { state, expired_reason, data_used_bytes, thresholds_notified, updated_at });
+    const outcome = applyUsage({ ...esim, updated_at: seconds }, bytes, seconds);
+    const { state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at } = outcome.esim;
+    await updateEsimRow(trx, esim.id, { state, expired_reason, data_used_bytes, thresholds_notified, expires_at, updated_at });
     // Each step of the usage is one change, announced in order.
     await recordEsimEvents(trx, outcome.steps, at);
     // The usage and its answer commit together: a retried call adds no usage twice.

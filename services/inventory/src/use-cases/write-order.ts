@@ -7,7 +7,8 @@ import { orderInsertion, unpaidSandboxOrderInsertion, type OrderRecord } from '.
 import { activationCode } from '../domain/activation-code.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { sortedMetadata } from '../domain/metadata.ts';
-import { dataLimitBytes, expiresAt, type OrderPrice } from '../domain/order.ts';
+import { dataLimitBytes, type OrderPrice } from '../domain/order.ts';
+import { expiresAtPurchase, installBy } from '../domain/validity.ts';
 
 /** What an order is made of once its profiles are in hand. */
 export interface OrderDraft {
@@ -42,7 +43,10 @@ export function buildOrder(caller: Caller, draft: OrderDraft, createdAt: number)
     activation_code: activationCode(profile.smdp_address, profile.matching_id),
     smdp_address: profile.smdp_address,
     matching_id: profile.matching_id,
-    expires_at: expiresAt(createdAt, draft.bundle.duration_days),
+    validity_start: draft.bundle.validity_start,
+    validity_days: draft.bundle.duration_days ?? null,
+    expires_at: expiresAtPurchase(createdAt, draft.bundle.duration_days, draft.bundle.validity_start),
+    install_by: installBy(createdAt, draft.bundle.install_window_days),
     created_at: createdAt,
     updated_at: createdAt,
     metadata: draft.metadata,

@@ -2,8 +2,8 @@ import { isApiError } from '@connectivity/contracts';
 import { errorMessage, startPoller, type Caller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
-import { claimEsimsToCheck } from '../db/supplier-report-repository.ts';
-import { applySupplierReport } from '../use-cases/apply-supplier-report.ts';
+import { claimEsimsToCheck, deferNextCheck, givePollBudgetBack, takePollBudget } from '../db/supplier-report-repository.ts';
+import { applySupplierDeletion, applySupplierReport } from '../use-cases/apply-supplier-report.ts';
 
 export interface ReconciliationWorkerOptions {
   knex: Knex;
@@ -13,6 +13,8 @@ export interface ReconciliationWorkerOptions {
   intervalMs: number;
   /** The most profiles asked about per pass. */
   batchSize: number;
+  /** Profiles every instance together may ask the live supplier about per minute (record 0234). */
+  budgetPerMinute?: number;
   now?: () => Date;
 }
 
@@ -36,8 +38,13 @@ export function startReconciliationWorker(options: ReconciliationWorkerOptions):
 
   async function pass(): Promise<{ done: number; more: boolean }> {
     const nowMs = now().getTime();
+    // Record 0234: the budget is the supplier's, shared by every instance through the database.
+    const granted =
+      options.budgetPerMinute === undefined ? options.batchSize : await takePollBudget(options.knex, nowMs, 60_000, options.budgetPerMinute, options.batchSize);
+    if (granted === 0) return { done: 0, more: false };
     // An eSIM checked within the last interval (by another instance's pass) waits its turn.
-    const due = await claimEsimsToCheck(options.knex, nowMs, nowMs - options.intervalMs, options.batchSize);
+    const due = await claimEsimsToCheck(options.knex, nowMs, nowMs - options.intervalMs, granted);
+    await givePollBudgetBack(options.knex, granted - due.length);
     let asked = 0;
     for (const esim of due) {
       const caller: Caller = { accountId: esim.account_id, environment: 'live' };
@@ -45,10 +52,13 @@ export function startReconciliationWorker(options: ReconciliationWorkerOptions):
         asked += 1;
         const report = await options.catalogue.profileReport(caller, esim.iccid);
         if (report === null) {
-          options.logger.warn({ esimId: esim.id }, 'the supplier knows no profile for a live eSIM');
+          // Record 0235: the supplier deleted it from its account; it ends with that reason.
+          options.logger.warn({ esimId: esim.id }, 'the supplier knows no profile for a live eSIM: it deleted it; expiring it');
+          await applySupplierDeletion(options.knex, esim.iccid, now());
           continue;
         }
         await applySupplierReport(options.knex, report, now());
+        if (report.recheck_after_seconds) await deferNextCheck(options.knex, esim.iccid, nowMs + report.recheck_after_seconds * 1000);
       } catch (error) {
         options.logger.warn({ esimId: esim.id, err: errorMessage(error) }, 'reconciling a live eSIM failed; it is asked again in its turn');
         // The supplier (or catalogue) is down: the rest of the batch would fail the same way.

@@ -28,6 +28,7 @@ export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier
         clientId: config.AIRALO_CLIENT_ID!,
         clientSecret: config.AIRALO_CLIENT_SECRET!,
         asyncOrdersWebhookUrl: config.AIRALO_WEBHOOK_URL,
+        usageCacheMs: config.AIRALO_USAGE_CACHE_MS,
         asyncFromQuantity: config.AIRALO_ASYNC_FROM_QUANTITY,
       });
     case 'esim-go':

@@ -54,5 +54,17 @@ const SPECS: BundleSpec[] = [
 
 export const SANDBOX_BUNDLES: readonly CatalogueBundle[] = SPECS.map(bundleFromSpec);
 
+/**
+ * The sandbox's `first_use` bundles (migration 0004, record 0230): their validity starts at the
+ * eSIM's first (simulated) use, as a live vendor's does, so integrators can test both kinds.
+ */
+const FIRST_USE_SPECS: BundleSpec[] = [
+  { data: 1, days: 7, area: c('US', 'the United States'), price_cents: 499, suffix: 'FIRSTUSE', validity_start: 'first_use' },
+  { data: 5, days: 30, area: europe, price_cents: 1599, suffix: 'FIRSTUSE', validity_start: 'first_use' },
+  { data: 'unlimited', days: 7, area: c('JP', 'Japan'), price_cents: 3299, suffix: 'FIRSTUSE', validity_start: 'first_use' },
+];
+
+export const FIRST_USE_SANDBOX_BUNDLES: readonly CatalogueBundle[] = FIRST_USE_SPECS.map(bundleFromSpec);
+
 /** Names of sandbox bundles no live supplier sells. */
 export const SANDBOX_ONLY_BUNDLES: ReadonlySet<string> = new Set(['esim_1GB_3D_US_DEMO']);

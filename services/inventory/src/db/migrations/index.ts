@@ -10,6 +10,7 @@ import * as supplierLifecycle from './0010_supplier_lifecycle.ts';
 import * as supplierReportTraces from './0011_supplier_report_traces.ts';
 import * as ledger from './0012_ledger.ts';
 import * as testDataQuotas from './0013_test_data_quotas.ts';
+import * as validityStart from './0014_validity_start.ts';
 import * as topups from './0015_topups.ts';
 import { SCHEMA } from '../schema.ts';
 
@@ -29,6 +30,7 @@ export const migrations: MigrationSet = {
     '0011_supplier_report_traces': supplierReportTraces,
     '0012_ledger': ledger,
     '0013_test_data_quotas': testDataQuotas,
+    '0014_validity_start': validityStart,
     '0015_topups': topups,
   },
 };

@@ -33,6 +33,10 @@ export const packagesAnswerSchema = z.object({
         z.object({
           title: z.string().optional(),
           countries: z.array(z.object({ country_code: z.string() })).default([]),
+          /** "first-usage": the package's validity starts at its first use (record 0230). */
+          activation_policy: z.string().nullable().optional(),
+          /** Days from purchase until the eSIM can no longer be installed (it is recycled). */
+          install_window_days: z.coerce.number().int().positive().nullable().optional(),
           packages: z.array(packageSchema),
         }),
       ),
@@ -108,6 +112,7 @@ export const AIRALO_LIMITS = {
 } satisfies Record<string, RateRule>;
 
 /** The MB of Airalo's amounts and usage. */
+/** Airalo's megabyte (record 0231): its documents count 1 GB as 1024 MB, and 1 MB as 1024 x 1024 bytes. */
 export const AIRALO_MB = 1024 * 1024;
 
 /** "2025-04-15 14:02:38" (UTC) as unix seconds; undefined when it is not such a time. */

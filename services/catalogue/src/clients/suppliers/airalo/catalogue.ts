@@ -1,6 +1,6 @@
 import type { SupplierBundle } from '../port.ts';
 import { centsOf, isoCountries, regionOf, usableBundleName, type VendorCatalogue } from '../vendor-catalogue.ts';
-import { AIRALO_LIMITS, packagesAnswerSchema } from './api.ts';
+import { AIRALO_LIMITS, AIRALO_MB, packagesAnswerSchema } from './api.ts';
 import { read, type AiraloSession } from './session.ts';
 
 /** Airalo's SIM packages, page by page, as our bundles with their cost (`net_price`, USD whatever the account's currency). */
@@ -32,6 +32,10 @@ export async function loadAiraloCatalogue(session: AiraloSession): Promise<Vendo
             countries,
             region: regionOf(countries),
             retired: false,
+            // Record 0230: Airalo's packages start at first use unless the operator says otherwise.
+            validity_start: /purchase/i.test(operator.activation_policy ?? '') ? 'purchase' : 'first_use',
+            install_window_days: operator.install_window_days ?? null,
+            bytes_per_mb: AIRALO_MB,
           });
           costs.set(pkg.id, centsOf(pkg.net_price));
         }

@@ -52,7 +52,16 @@ export async function usageOf(session: AiraloSession, iccid: string): Promise<{ 
   throw new SupplierError('unknown', `airalo does not know eSIM ${iccid}`);
 }
 
+/**
+ * The wait before asking about one eSIM again (record 0234): Airalo answers from a cache of 20
+ * minutes, and takes 10 usage calls a minute per ICCID; asking sooner learns nothing new.
+ */
+export function airaloRecheckSeconds(usageCacheMs = 1_200_000): number {
+  const perIccid = AIRALO_LIMITS.usagePerIccid.windowMs / AIRALO_LIMITS.usagePerIccid.limit;
+  return Math.ceil(Math.max(usageCacheMs, perIccid) / 1000);
+}
+
 export async function airaloProfileReport(session: AiraloSession, iccid: string): Promise<ProfileReport> {
   const { usage } = await usageOf(session, iccid);
-  return airaloReport(iccid, usage, Math.floor(Date.now() / 1000));
+  return { ...airaloReport(iccid, usage, Math.floor(Date.now() / 1000)), recheck_after_seconds: airaloRecheckSeconds(session.options.usageCacheMs) };
 }

@@ -31,6 +31,8 @@ export interface AiraloOptions {
   asyncFromQuantity: number;
   /** How long Airalo may take to make an order it has taken (its worst case, for "in doubt"). */
   orderSettleMs: number;
+  /** How long Airalo caches a usage answer (record 0234; default 20 minutes, its usage page). */
+  usageCacheMs?: number | undefined;
   logger: Logger;
 }
 

@@ -93,6 +93,7 @@ export const callbackSchema = z.object({
       name: z.string().optional(),
       initialQuantity: z.coerce.number().optional(),
       remainingQuantity: z.coerce.number().optional(),
+      startTime: z.string().optional(),
       endTime: z.string().optional(),
       unlimited: z.boolean().optional(),
     })

@@ -36,5 +36,16 @@ export async function revokeFor(session: EsimGoSession, vendorIccid: string): Pr
   }
 }
 
-export const terminateEsimGoProfile = (session: EsimGoSession, iccid: string): Promise<Termination> =>
-  withVendorIccid(session, iccid, (vendorIccid) => revokeFor(session, vendorIccid));
+/**
+ * Ends a profile. One eSIM Go no longer has is ended (record 0235): a revoke that leaves a
+ * never-installed eSIM bare starts eSIM Go's returns process, which removes it from the account,
+ * so a repeated cancel (or one running alongside) finds nothing, and that is what was asked.
+ */
+export async function terminateEsimGoProfile(session: EsimGoSession, iccid: string): Promise<Termination> {
+  try {
+    return await withVendorIccid(session, iccid, (vendorIccid) => revokeFor(session, vendorIccid));
+  } catch (error) {
+    if (error instanceof SupplierError && error.failure === 'unknown') return { refund: 'none', vendorRefundId: null };
+    throw error;
+  }
+}

@@ -1,3 +1,4 @@
+import { DECIMAL_MB } from '../../../domain/bundle.ts';
 import type { SupplierBundle } from '../port.ts';
 import { centsOf, isoCountries, regionOf, usableBundleName, type VendorCatalogue } from '../vendor-catalogue.ts';
 import { catalogueAnswerSchema, organisationAnswerSchema } from './api.ts';
@@ -30,6 +31,11 @@ export async function loadEsimGoCatalogue(session: EsimGoSession): Promise<Vendo
         countries,
         region: regionOf(countries),
         retired: false,
+        // Record 0230: an eSIM Go bundle starts at its first data use (FirstUse); no install deadline.
+        validity_start: 'first_use',
+        install_window_days: null,
+        // Record 0231: eSIM Go counts 1 GB as 1000 MB, its quantities are bytes (1 GB = 10^9).
+        bytes_per_mb: DECIMAL_MB,
       });
       costs.set(bundle.name, centsOf(bundle.price));
     }

@@ -96,6 +96,22 @@ export async function findEsimGoOrder(session: EsimGoSession, reference: string,
   return profiles;
 }
 
+/**
+ * The customerRef of an order's first eSIM still on the account (null: none); undefined when none of
+ * its eSIMs is (eSIM Go's returns process removed them, record 0235).
+ */
+async function referenceOfOrder(session: EsimGoSession, vendorIccids: string[]): Promise<string | null | undefined> {
+  if (vendorIccids.length === 0) return null;
+  for (const iccid of vendorIccids) {
+    try {
+      return (await customerRefOf(session, iccid)) ?? null;
+    } catch (error) {
+      if (!(error instanceof SupplierError) || error.failure !== 'unknown') throw error;
+    }
+  }
+  return undefined;
+}
+
 /** eSIM Go's orders placed in the window, each with the customerRef its first eSIM carries (our order id, if any). */
 export async function listEsimGoOrders(session: EsimGoSession, window: OrderWindow): Promise<{ orders: VendorOrder[]; nextPage: number | null }> {
   const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -105,8 +121,9 @@ export async function listEsimGoOrders(session: EsimGoSession, window: OrderWind
     const at = Math.floor(Date.parse(order.createdDate) / 1000);
     if (Number.isNaN(at) || at < window.since || at > window.until) continue;
     const vendorIccids = order.order.flatMap((line) => line.iccids);
-    const first = vendorIccids[0];
-    const reference = first === undefined ? null : ((await customerRefOf(session, first)) ?? null);
+    const reference = await referenceOfOrder(session, vendorIccids);
+    // Every eSIM of it went back through eSIM Go's returns process (record 0235): nothing left to judge.
+    if (reference === undefined) continue;
     orders.push({
       vendor: 'esim-go',
       vendor_order_id: order.orderReference ?? `${order.createdDate}`,

@@ -40,13 +40,18 @@ export function esimGoReport(iccid: string, details: Pick<EsimGoDetails, 'profil
   }
 }
 
-/** A V3 callback in our terms; undefined for alerts that say nothing about the life cycle. */
+/**
+ * A V3 callback in our terms; undefined for alerts that say nothing about the life cycle. As the
+ * notifications page has it (record 0230): `FirstAttachment` says the eSIM joined a network (it is
+ * installed; its bundle has not started), `FirstUse` that the bundle started (active, validity from
+ * `startTime` to `endTime`).
+ */
 export function esimGoCallbackReport(iccid: string, callback: z.infer<typeof callbackSchema>, observedAt: number): ProfileReport | undefined {
   if (callback.alertType === 'FirstAttachment') {
-    return { iccid, state: 'active', expired_reason: null, data_used_bytes: null, data_limit_bytes: null, expires_at: null, observed_at: observedAt };
+    return { iccid, state: 'installed', expired_reason: null, data_used_bytes: null, data_limit_bytes: null, expires_at: null, observed_at: observedAt };
   }
   if ((callback.alertType !== 'FirstUse' && callback.alertType !== 'Utilisation') || !callback.bundle) return undefined;
-  const { initialQuantity, remainingQuantity, unlimited, endTime } = callback.bundle;
+  const { initialQuantity, remainingQuantity, unlimited, endTime, startTime } = callback.bundle;
   const limited = unlimited !== true && initialQuantity !== undefined && remainingQuantity !== undefined;
   const limit = limited ? Math.round(initialQuantity) : null;
   const used = limited ? Math.max(0, Math.round(initialQuantity - remainingQuantity)) : null;
@@ -58,6 +63,7 @@ export function esimGoCallbackReport(iccid: string, callback: z.infer<typeof cal
     data_used_bytes: used,
     data_limit_bytes: limit,
     expires_at: isoSeconds(endTime),
+    started_at: isoSeconds(startTime),
     observed_at: observedAt,
   };
 }
