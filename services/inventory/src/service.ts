@@ -8,6 +8,7 @@ import {
 } from '@connectivity/platform';
 import { createApp } from './app.ts';
 import { createCatalogueClient, type CatalogueClient } from './clients/catalogue-client.ts';
+import { createTopupClient } from './clients/topup-client.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
@@ -108,6 +109,12 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
         startPurchaseIntentWorker({
           knex: db.knex,
           catalogue,
+          topups: createTopupClient({
+            baseUrl: config.CATALOGUE_URL,
+            internalToken: config.INTERNAL_TOKEN ?? '',
+            timeoutMs: config.CATALOGUE_TIMEOUT_MS,
+            logger,
+          }),
           logger,
           intervalMs: config.PURCHASE_INTENT_POLL_INTERVAL_MS,
           // A claimed intent outlives the supplier call it covers.

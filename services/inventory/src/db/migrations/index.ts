@@ -10,6 +10,7 @@ import * as supplierLifecycle from './0010_supplier_lifecycle.ts';
 import * as supplierReportTraces from './0011_supplier_report_traces.ts';
 import * as ledger from './0012_ledger.ts';
 import * as topups from './0015_topups.ts';
+import * as topupIntents from './0016_topup_intents.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -28,5 +29,6 @@ export const migrations: MigrationSet = {
     '0011_supplier_report_traces': supplierReportTraces,
     '0012_ledger': ledger,
     '0015_topups': topups,
+    '0016_topup_intents': topupIntents,
   },
 };
