@@ -107,6 +107,17 @@ describe('live top-ups at esim-go', () => {
     expect(after.data_limit_bytes).toBe(2 * esim.data_limit_bytes!);
   });
 
+  it('a bundle that is not among the eSIM’s offers: 400 invalid_parameter on `bundle`, nothing bought or held', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const res = await calls.topUp(caller, esim.id, 'esim_no_such_bundle');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'bundle' });
+    expect(purchases()).toBe(before);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 9 * price, pending_cents: 0 });
+  });
+
   it('a balance that cannot pay: 402 with nothing bought and nothing held', async () => {
     const caller = await calls.fund(price);
     const esim = await liveEsim(caller);
