@@ -65,7 +65,20 @@ export function createApp(context: InventoryContext): Express {
         tsRestOptions,
       );
       createExpressEndpoints(contract.balance, balanceRouter({ knex, cursors }), app, tsRestOptions);
-      createExpressEndpoints(contract.topups, topupRouter({ knex, topups, cursors }), app, tsRestOptions);
+      createExpressEndpoints(
+        contract.topups,
+        topupRouter({
+          knex,
+          topups,
+          cursors,
+          logger,
+          intentCheckAfterMs: config.PURCHASE_INTENT_CHECK_AFTER_MS,
+          maxLiveInFlight: config.LIVE_ORDERS_IN_FLIGHT_PER_ACCOUNT,
+          purchaseInDoubtMs: config.PURCHASE_IN_DOUBT_MS,
+        }),
+        app,
+        tsRestOptions,
+      );
       createExpressEndpoints(
         contract.testClocks,
         testClockRouter({

@@ -9,6 +9,7 @@ import {
 import { createApp } from './app.ts';
 import type { InventoryContext } from './context.ts';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
+import { createTopupClient } from './clients/topup-client.ts';
 import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
@@ -105,6 +106,12 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
         startPurchaseIntentWorker({
           knex: db.knex,
           catalogue,
+          topups: createTopupClient({
+            baseUrl: config.CATALOGUE_URL,
+            internalToken: config.INTERNAL_TOKEN ?? '',
+            timeoutMs: config.CATALOGUE_TIMEOUT_MS,
+            logger,
+          }),
           logger,
           intervalMs: config.PURCHASE_INTENT_POLL_INTERVAL_MS,
           // A claimed intent outlives the supplier call it covers.

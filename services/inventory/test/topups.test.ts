@@ -2,7 +2,7 @@ import type { Bundle, Esim, EsimBundle, List, Topup } from '@connectivity/contra
 import { newId } from '@connectivity/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buyEsim, eventTypesOf, eventually, headersFor, LIVE_BUNDLE, newCaller, startInventory, type Caller, type Harness } from './support.ts';
+import { buyEsim, eventTypesOf, eventually, headersFor, newCaller, startInventory, type Caller, type Harness } from './support.ts';
 
 /**
  * Sandbox top-ups through the app (records 0240-0243): the offers of an eSIM, a top-up, the bundles on
@@ -259,20 +259,4 @@ describe('a top-up (POST /v1/esim/{id}/topups)', () => {
   });
 });
 
-describe('a live eSIM (record 0244)', () => {
-  it('has no offers yet, and a top-up is 409 capability_not_orderable with nothing charged or changed', async () => {
-    const caller = newCaller('live');
-    await h.fund(caller.accountId, { verified: true, live_balance_cents: 10_000 });
-    const esim = await buyEsim(h, caller, LIVE_BUNDLE);
-    const balance = (await h.get(caller, '/v1/balance')).body as { available_cents: number };
-    const offers = await h.get(caller, `/v1/esim/${esim.id}/topups`);
-    expect(offers.status).toBe(200);
-    expect(offers.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
-    const refused = await topUp(caller, esim.id, LIVE_BUNDLE);
-    expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: 'capability_not_orderable' });
-    expect((await h.get(caller, '/v1/balance')).body).toMatchObject({ available_cents: balance.available_cents });
-    expect(await esimOf(caller, esim.id)).toMatchObject({ data_limit_bytes: esim.data_limit_bytes, expires_at: esim.expires_at });
-    expect((await bundlesOf(caller, esim.id)).data.map((b) => [b.bundle, b.topup])).toEqual([[LIVE_BUNDLE, null]]);
-  });
-});
+// A live eSIM's top-ups are tested over the vendors' fakes in live-topups.test.ts (records 0244-0247).

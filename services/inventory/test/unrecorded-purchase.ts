@@ -1,5 +1,6 @@
 import { createLogger, newId, type Database } from '@connectivity/platform';
 import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
+import { createTopupClient } from '../src/clients/topup-client.ts';
 import { startPurchaseIntentWorker } from '../src/workers/purchase-intent-worker.ts';
 import { INTERNAL_TOKEN } from './support.ts';
 
@@ -37,7 +38,8 @@ export async function settleAbandonedIntents(db: Database, catalogueUrl: string,
     .where({ account_id: accountId, state: 'pending' })
     .update({ next_check_at: now() - 1 });
   const catalogue = createCatalogueClient({ baseUrl: catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
-  const worker = startPurchaseIntentWorker({ knex: db.knex, catalogue, logger, intervalMs: 3_600_000, leaseMs: 60_000, now });
+  const topups = createTopupClient({ baseUrl: catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
+  const worker = startPurchaseIntentWorker({ knex: db.knex, catalogue, topups, logger, intervalMs: 3_600_000, leaseMs: 60_000, now });
   try {
     return await worker.runOnce();
   } finally {

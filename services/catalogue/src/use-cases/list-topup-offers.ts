@@ -2,6 +2,7 @@ import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
 import { toInternalBundle, type CatalogueBundle } from '../domain/bundle.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
+import { liveTopupOffers } from './live-topups.ts';
 
 /**
  * Whether `offer` can top up an eSIM bought with `base` (record 0240): listed, covering every country of
@@ -16,12 +17,10 @@ export function canTopUp(base: Pick<CatalogueBundle, 'countries' | 'unlimited'>,
 /**
  * GET /internal/topup-offers: the bundles that can be added to the profile `iccid`, bought with `bundle`,
  * by name. The sandbox's come from its catalogue; a live supplier is asked for its own offers for the
- * profile (record 0244): until it can be, a live top-up is refused as not orderable.
+ * profile (record 0245; a vendor whose top-ups are not built refuses as not orderable, record 0244).
  */
 export async function listTopupOffers(deps: CatalogueDeps, caller: Caller, query: { bundle: string; iccid: string }): Promise<InternalBundle[]> {
-  if (caller.environment !== 'test') {
-    throw new ApiError('capability_not_orderable', { message: 'Live top-ups are not offered by the configured supplier yet.' });
-  }
+  if (caller.environment !== 'test') return liveTopupOffers(deps, caller, query);
   const base = await deps.bundles.get(query.bundle);
   if (!base) throw new ApiError('resource_not_found', { param: 'bundle', message: `No bundle named \`${query.bundle}\`.` });
   return (await deps.bundles.all()).filter((offer) => canTopUp(base, offer)).map((offer) => toInternalBundle(offer, false, ['test']));

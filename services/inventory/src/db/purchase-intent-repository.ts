@@ -20,6 +20,8 @@ export interface PurchaseIntent {
   /** Until when the supplier's answer to our call may still come (Unix ms; record 0159); null: not in doubt. */
   in_doubt_until: number | null;
   vendor_request_id: string | null;
+  /** The profile a top-up's intent tops up (record 0247); null for an order's. */
+  iccid: string | null;
   created_at: number;
 }
 
@@ -44,6 +46,7 @@ const COLUMNS = [
   'hold_cents',
   'in_doubt_until',
   'vendor_request_id',
+  'iccid',
   'created_at',
 ];
 
@@ -65,7 +68,7 @@ export async function findPendingIntent(db: Knex, request: { keyId: string; idem
 /** Writes a new pending intent, in the transaction that takes its hold. */
 export async function insertIntent(
   trx: Knex.Transaction,
-  intent: Omit<PurchaseIntent, 'state' | 'in_doubt_until' | 'vendor_request_id' | 'created_at'>,
+  intent: Omit<PurchaseIntent, 'state' | 'in_doubt_until' | 'vendor_request_id' | 'iccid' | 'created_at'> & { iccid?: string | null },
   nowMs: number,
   nextCheckAt: number,
 ): Promise<PurchaseIntent> {
@@ -112,7 +115,7 @@ export async function settleIntent(db: Knex, orderId: string, state: Exclude<Int
 }
 
 /** Pending intents older than their check time: no attempt is recording them any more. */
-export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at' | 'in_doubt_until'>;
+export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at' | 'in_doubt_until' | 'iccid'>;
 
 /**
  * How the supplier may recognise an intent's purchase when asked what it did (record 0132): from
@@ -137,7 +140,7 @@ export async function claimAbandonedIntents(db: Knex, nowMs: number, leaseMs: nu
     orderBy: 'next_check_at',
     limit,
     set: { sql: 'next_check_at = ?', bindings: [nowMs + leaseMs] },
-    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at', 'in_doubt_until'],
+    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at', 'in_doubt_until', 'iccid'],
   });
   return claimed.map((row) => ({
     ...row,

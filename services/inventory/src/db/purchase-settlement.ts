@@ -1,3 +1,4 @@
+import { hasPrefix } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { lockBalance, postMovement, settleHeld } from './ledger-repository.ts';
 import { lockIntent, settleIntent, type IntentState, type PurchaseIntent } from './purchase-intent-repository.ts';
@@ -24,7 +25,7 @@ export async function keepHold(trx: Knex.Transaction, orderId: string, at: Date)
 
 /**
  * The purchase will never be recorded (refused, released, or nothing was bought): the intent is
- * settled as `state` and its hold given back (`order_release`). False when it was no longer pending.
+ * settled as `state` and its hold given back (`order_release`, or `topup_release`). False when it was no longer pending.
  */
 export async function returnHold(
   trx: Knex.Transaction,
@@ -42,7 +43,14 @@ export async function returnHold(
       await postMovement(
         trx,
         balance,
-        { type: 'order_release', amount_cents: intent.hold_cents, pending_delta: -intent.hold_cents, source: orderId, description: reason },
+        // A top-up's intent carries the top-up's id (record 0245): its hold comes back as a `topup_release`.
+        {
+          type: hasPrefix(orderId, 'topup') ? 'topup_release' : 'order_release',
+          amount_cents: intent.hold_cents,
+          pending_delta: -intent.hold_cents,
+          source: orderId,
+          description: reason,
+        },
         at,
       );
     }

@@ -1,10 +1,11 @@
 import { ApiError, type InternalBundle, type Topup } from '@connectivity/contracts';
-import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platform';
+import { newId, type Caller, type IdempotencyClaim, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { TopupClient } from '../clients/topup-client.ts';
 import { recordEsimEvents } from '../db/esim-events.ts';
 import { findEsim } from '../db/esim-repository.ts';
 import { addEvent } from '../db/outbox-events.ts';
+import { keepHold, returnHold } from '../db/purchase-settlement.ts';
 import { payFromSimulatedBalance } from '../db/simulated-payment.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
 import { insertTopup, saveToppedUpEsim, stateBeforeExpiry } from '../db/topup-repository.ts';
@@ -14,11 +15,18 @@ import { dataLimitBytes } from '../domain/order.ts';
 import { assertToppable, revives, toPublicTopup, toppedUp, type TopupRecord } from '../domain/topup.ts';
 import { findReachableEsim } from './get-esim.ts';
 import { topupOffersFor } from './list-topup-offers.ts';
+import { liveTopupPurchase } from './live-topup.ts';
+import { INTENT_CHECK_AFTER_MS, MAX_LIVE_IN_FLIGHT, PURCHASE_IN_DOUBT_MS } from './place-order.ts';
 
 export interface CreateTopupDeps {
   knex: Knex;
   topups: TopupClient;
+  logger: Logger;
   now?: () => Date;
+  /** As a live order's (records 0152, 0159, 0162): a live top-up is one purchase of the same kind (record 0246). */
+  intentCheckAfterMs?: number;
+  maxLiveInFlight?: number;
+  purchaseInDoubtMs?: number;
 }
 
 /**
@@ -27,7 +35,8 @@ export interface CreateTopupDeps {
  * is written; then ONE transaction, under the eSIM's row lock, pays (the simulated balance, when set),
  * records the top-up, adds its data and validity to the eSIM, revives it when it had expired for want
  * of data or time, writes `esim.topped_up` (and the event of the state it came back to) and the
- * idempotent answer. A live eSIM is topped up by its supplier (record 0244): refused until it can be.
+ * idempotent answer. A live eSIM is topped up at its supplier first (records 0245, 0246): the price held
+ * before the vendor is asked, bought once, then recorded in the same way, the hold kept.
  */
 export async function createTopup(
   deps: CreateTopupDeps,
@@ -39,17 +48,11 @@ export async function createTopup(
   const now = deps.now ?? (() => new Date());
   const seen = await findReachableEsim(deps.knex, caller, idOrIccid);
   assertToppable(seen);
-  if (seen.environment === 'live') {
-    throw new ApiError('capability_not_orderable', { message: 'Live top-ups are not offered by the configured supplier yet; nothing was charged.' });
-  }
   const offer = await findOffer(deps, caller, seen, input.bundle);
+  if (seen.environment === 'live') return createLiveTopup(deps, caller, seen, offer, claim);
   return deps.knex.transaction(async (trx) => {
-    const locked = await findEsim(trx, seen.id, { lock: true });
-    if (!locked) throw notFound();
-    // Cancelled meanwhile: refused, and the refusal is the request's answer.
-    assertToppable(locked);
+    const locked = await lockToppable(trx, seen.id);
     const at = await esimTime(trx, locked, now);
-    const seconds = Math.floor(at.getTime() / 1000);
     const topupId = newId('topup');
     await payFromSimulatedBalance(
       trx,
@@ -57,6 +60,70 @@ export async function createTopup(
       { type: 'topup', amount_cents: offer.price_cents, source: topupId, description: `${offer.name} onto ${locked.id}` },
       at,
     );
+    return recordTopup(trx, caller, locked, offer, topupId, at, claim);
+  });
+}
+
+/**
+ * A live top-up: bought once at the vendor under a hold (record 0246), then recorded with the hold kept.
+ * An eSIM cancelled while the vendor was asked is still refused (409), the hold given back; the bundle
+ * bought is then on a profile being ended at the vendor (record 0246).
+ */
+async function createLiveTopup(deps: CreateTopupDeps, caller: Caller, esim: EsimRecord, offer: InternalBundle, claim: IdempotencyClaim): Promise<Topup> {
+  const now = deps.now ?? (() => new Date());
+  const topupId = await liveTopupPurchase(
+    {
+      knex: deps.knex,
+      topups: deps.topups,
+      logger: deps.logger,
+      now,
+      intentCheckAfterMs: deps.intentCheckAfterMs ?? INTENT_CHECK_AFTER_MS,
+      maxInFlight: deps.maxLiveInFlight ?? MAX_LIVE_IN_FLIGHT,
+      inDoubtMs: deps.purchaseInDoubtMs ?? PURCHASE_IN_DOUBT_MS,
+    },
+    caller,
+    { iccid: esim.iccid, bundle: offer.name, price_cents: offer.price_cents },
+    claim,
+  );
+  try {
+    return await deps.knex.transaction(async (trx) => {
+      const locked = await lockToppable(trx, esim.id);
+      const at = now();
+      if (!(await keepHold(trx, topupId, at))) {
+        throw new ApiError('supplier_refused', { message: 'This top-up was given up while it was being recorded; nothing was charged.' });
+      }
+      return recordTopup(trx, caller, locked, offer, topupId, at, claim);
+    });
+  } catch (error) {
+    // Refused for good (the eSIM cancelled meanwhile): the hold is given back. A lost idempotency claim is
+    // not final: the retry that took it over records the top-up (as a live order's, record 0159).
+    if (error instanceof ApiError && error.status < 500 && error.code !== 'idempotency_key_reused') {
+      await deps.knex.transaction((trx) => returnHold(trx, topupId, 'released', now(), `Not recorded (${error.code})`));
+    }
+    throw error;
+  }
+}
+
+/** The eSIM under its row lock, still toppable (cancelled meanwhile: refused, and that is the request's answer). */
+async function lockToppable(trx: Knex.Transaction, esimId: string): Promise<EsimRecord> {
+  const locked = await findEsim(trx, esimId, { lock: true });
+  if (!locked) throw notFound();
+  assertToppable(locked);
+  return locked;
+}
+
+/** Records a paid top-up on the locked eSIM: its data and validity, a revival, the events and the idempotent answer. */
+async function recordTopup(
+  trx: Knex.Transaction,
+  caller: Caller,
+  locked: EsimRecord,
+  offer: InternalBundle,
+  topupId: string,
+  at: Date,
+  claim: IdempotencyClaim,
+): Promise<Topup> {
+  {
+    const seconds = Math.floor(at.getTime() / 1000);
     const revived = revives(locked);
     const after = toppedUp(locked, offer, seconds, revived ? await stateBeforeExpiry(trx, locked.id) : undefined);
     const record: TopupRecord = {
@@ -80,7 +147,7 @@ export async function createTopup(
     await recordTopupEvents(trx, locked, after, topup, at);
     await claim.record(trx, 201, topup);
     return topup;
-  });
+  }
 }
 
 /** `esim.topped_up`, then, for a revived eSIM, the event of the state it is back in (record 0258). */

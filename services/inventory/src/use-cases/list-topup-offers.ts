@@ -13,16 +13,25 @@ const toPublicOffer = ({ retired: _retired, environments: _environments, ...bund
 
 /**
  * The offers that can top `esim` up, by name (record 0240). A cancelled eSIM has none; an eSIM with no
- * bundle (none was recorded) has none either; nor, until the vendors' top-up operations are used, a
- * live one (record 0244).
+ * bundle (none was recorded) has none either. A live one's come from its supplier (record 0245).
  */
 export async function topupOffersFor(topups: TopupClient, caller: Caller, esim: EsimRecord): Promise<InternalBundle[]> {
-  if (esim.environment === 'live' || esim.bundle === null || (esim.state === 'expired' && esim.expired_reason === 'cancelled')) return [];
+  if (esim.bundle === null || (esim.state === 'expired' && esim.expired_reason === 'cancelled')) return [];
   try {
     return await topups.offers(caller, { bundle: esim.bundle, iccid: esim.iccid });
   } catch (error) {
     // The eSIM's own bundle is no longer known to the catalogue: nothing can be added to it.
     if (error instanceof ApiError && error.code === 'resource_not_found') return [];
+    throw error;
+  }
+}
+
+/** The offers to list: none where the live vendor does not top up yet (record 0244; a top-up is then 409). */
+async function listableOffers(topups: TopupClient, caller: Caller, esim: EsimRecord): Promise<InternalBundle[]> {
+  try {
+    return await topupOffersFor(topups, caller, esim);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'capability_not_orderable') return [];
     throw error;
   }
 }
@@ -37,6 +46,6 @@ export async function listTopupOffers(
   const esim = await findReachableEsim(deps.knex, caller, idOrIccid);
   const binding = { list: 'topup_offers', accountId: caller.accountId, environment: caller.environment, esim: esim.id };
   const after = query.cursor === undefined ? undefined : deps.cursors.decode(query.cursor, binding, positionSchema);
-  const offers = (await topupOffersFor(deps.topups, caller, esim)).filter((offer) => after === undefined || offer.name > after.name);
+  const offers = (await listableOffers(deps.topups, caller, esim)).filter((offer) => after === undefined || offer.name > after.name);
   return toPage(offers.slice(0, query.limit + 1).map(toPublicOffer), query.limit, (last) => deps.cursors.encode({ name: last.name }, binding));
 }

@@ -39,7 +39,7 @@ export interface LiveOrderInput {
 }
 
 /** How long after an in-doubt window the worker looks at an intent nobody retried. */
-const AFTER_DOUBT_MS = 30_000;
+export const AFTER_DOUBT_MS = 30_000;
 
 /** 503 `supplier_unavailable` with the wait in `Retry-After` (record 0258). */
 export function supplierUnavailable(message: string, retryAfterSeconds: number): ApiError {
@@ -88,19 +88,40 @@ export async function livePurchase(
       );
     }
   } else {
-    intent = await holdForPurchase(deps, caller, input, request);
+    intent = await holdForPurchase(
+      deps,
+      caller,
+      { reference: newId('order'), type: 'order', bundle: input.bundle, quantity: input.quantity, total_cents: input.total_cents },
+      request,
+    );
   }
   return { orderId: intent.order_id, profiles: await buy(deps, caller, intent, input) };
+}
+
+/** What a hold is for: our order's or top-up's id (the intent's reference), and the balance transaction's type. */
+export interface HoldInput {
+  reference: string;
+  type: 'order' | 'topup';
+  bundle: string;
+  quantity: number;
+  total_cents: number;
+  /** The profile a top-up tops up (record 0247). */
+  iccid?: string;
 }
 
 /**
  * The first attempt's hold and intent, in one transaction: the account verified, the balance able to
  * pay (402 otherwise), fewer purchases in flight than the cap (429 otherwise), then the intent and the
- * `order` transaction that holds the total.
+ * `order` (or `topup`, record 0245) transaction that holds the total.
  */
-async function holdForPurchase(deps: LivePurchaseDeps, caller: Caller, input: LiveOrderInput, request: IdempotencyClaim['request']): Promise<PurchaseIntent> {
+export async function holdForPurchase(
+  deps: Pick<LivePurchaseDeps, 'knex' | 'now' | 'intentCheckAfterMs' | 'maxInFlight'>,
+  caller: Caller,
+  input: HoldInput,
+  request: IdempotencyClaim['request'],
+): Promise<PurchaseIntent> {
   const at = deps.now();
-  const orderId = newId('order');
+  const orderId = input.reference;
   return deps.knex.transaction(async (trx) => {
     assertVerified(await findAccount(trx, caller.accountId));
     const balance = await lockBalance(trx, caller.accountId, 'live', { create: true, now: Math.floor(at.getTime() / 1000) });
@@ -124,6 +145,7 @@ async function holdForPurchase(deps: LivePurchaseDeps, caller: Caller, input: Li
         bundle: input.bundle,
         quantity: input.quantity,
         hold_cents: input.total_cents,
+        iccid: input.iccid ?? null,
       },
       at.getTime(),
       at.getTime() + deps.intentCheckAfterMs,
@@ -132,7 +154,7 @@ async function holdForPurchase(deps: LivePurchaseDeps, caller: Caller, input: Li
       trx,
       balance,
       {
-        type: 'order',
+        type: input.type,
         amount_cents: -input.total_cents,
         pending_delta: input.total_cents,
         source: orderId,

@@ -1,6 +1,7 @@
-import { errorMessage, startPoller, type Caller, type Logger } from '@connectivity/platform';
+import { errorMessage, hasPrefix, startPoller, type Caller, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
+import type { TopupClient } from '../clients/topup-client.ts';
 import { claimAbandonedIntents, placedOf, type DueIntent } from '../db/purchase-intent-repository.ts';
 import { returnHold } from '../db/purchase-settlement.ts';
 import { releasePurchase } from '../use-cases/release-purchase.ts';
@@ -8,6 +9,8 @@ import { releasePurchase } from '../use-cases/release-purchase.ts';
 export interface PurchaseIntentWorkerOptions {
   knex: Knex;
   catalogue: CatalogueClient;
+  /** Asked about a live top-up's intent (record 0247); without it such intents are left to their requests' retries. */
+  topups?: TopupClient;
   logger: Logger;
   intervalMs: number;
   /** How long a claimed intent is left to this worker before another may take it. */
@@ -34,8 +37,29 @@ export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions):
   const now = options.now ?? (() => Date.now());
   const batchSize = options.batchSize ?? 20;
 
+  /**
+   * A live top-up's intent (record 0247): it made no order of profiles, so its bundle is looked for on the
+   * profile. Not there once the vendor's window is past: void, the hold given back. There: the top-up was
+   * bought and not recorded; the hold stays until a retry of its request records it, and the operator is told.
+   */
+  async function settleTopup(intent: DueIntent, caller: Caller): Promise<void> {
+    if (intent.in_doubt_until !== null && now() < intent.in_doubt_until) return;
+    if (!options.topups || intent.iccid === null) return;
+    const found = await options.topups.find(caller, intent.order_id, { iccid: intent.iccid, bundle: intent.bundle, since: intent.created_at });
+    if (!found) {
+      await options.knex.transaction((trx) => returnHold(trx, intent.order_id, 'void', new Date(now()), 'Nothing was bought'));
+      return;
+    }
+    options.logger.error(
+      { topupId: intent.order_id, iccid: intent.iccid },
+      'a live top-up was bought and never recorded; its hold stays until its request is retried',
+    );
+  }
+
   async function settle(intent: DueIntent): Promise<void> {
     const caller: Caller = { accountId: intent.account_id, environment: 'live' };
+    // Never asked as an order: a top-up's bundle on an eSIM of ours is no order to release (record 0247).
+    if (hasPrefix(intent.order_id, 'topup')) return settleTopup(intent, caller);
     const profiles = await options.catalogue.findOrder(caller, intent.order_id, placedOf(intent));
     if (profiles === null || profiles.length === 0) {
       // Still within the vendor's window: its order may yet appear; asked again after it.

@@ -30,6 +30,17 @@ export type Purchase =
   | { outcome: 'bought'; profiles: SuppliedProfile[]; unitCostCents: number | null }
   | { outcome: 'in_doubt'; retryAfterSeconds: number; settlesWithinSeconds: number; vendorRequestId: string | null };
 
+/** What a top-up purchase came to (record 0245): bought (what the vendor charged, cents USD, null when unsaid), or in doubt as a purchase is. */
+export type TopupPurchase =
+  { outcome: 'bought'; unitCostCents: number | null } | { outcome: 'in_doubt'; retryAfterSeconds: number; settlesWithinSeconds: number; vendorRequestId: null };
+
+/** A top-up as it was placed: the profile, the bundle, from when (Unix ms: when its hold was taken). */
+export interface TopupPlaced {
+  iccid: string;
+  bundle: string;
+  since: number;
+}
+
 /** What ending a profile did about money (record 0158). */
 export interface Termination {
   refund: TerminationRefund;
@@ -91,6 +102,13 @@ export interface Supplier {
   resumeProfile(iccid: string): Promise<void>;
   /** Ends a profile for good (a cancelled eSIM, or one we could not record); unused, it is refunded where the vendor offers it. Idempotent. */
   terminateProfile(iccid: string): Promise<Termination>;
+  /**
+   * Top-ups (record 0245), where the adapter has them: one purchase of `bundle` onto the profile
+   * (SupplierError only when nothing was bought; `unsupported` when the profile cannot take it); whether
+   * a top-up placed at `since` is on the profile (asked before buying again after a doubt).
+   */
+  topUp?(input: { reference: string; iccid: string; bundle: string }): Promise<TopupPurchase>;
+  findTopup?(placed: TopupPlaced): Promise<boolean>;
   /** Whether the vendor has refunded a profile whose refund it reviews (`requested` by `terminateProfile`). */
   refundStatus(iccid: string, vendorRefundId: string | null): Promise<'pending' | 'succeeded'>;
 }

@@ -12,6 +12,7 @@ import * as ledger from './0012_ledger.ts';
 import * as testDataQuotas from './0013_test_data_quotas.ts';
 import * as validityStart from './0014_validity_start.ts';
 import * as topups from './0015_topups.ts';
+import * as topupIntents from './0016_topup_intents.ts';
 import { SCHEMA } from '../schema.ts';
 
 export const migrations: MigrationSet = {
@@ -32,5 +33,6 @@ export const migrations: MigrationSet = {
     '0013_test_data_quotas': testDataQuotas,
     '0014_validity_start': validityStart,
     '0015_topups': topups,
+    '0016_topup_intents': topupIntents,
   },
 };

@@ -5,6 +5,7 @@ import { loadEsimGoCatalogue } from './catalogue.ts';
 import { findEsimGoOrder, listEsimGoOrders } from './find.ts';
 import { placeEsimGoOrder, quoteEsimGo } from './order.ts';
 import { esimGoProfileReport } from './reports.ts';
+import { findEsimGoTopup, topUpEsimGo } from './topups.ts';
 import { createEsimGoSession, type EsimGoOptions } from './session.ts';
 
 export { ESIMGO_DEFAULT_URL, type EsimGoOptions } from './session.ts';
@@ -31,6 +32,8 @@ export function createEsimGoSupplier(options: EsimGoOptions): Supplier {
     suspendProfile: unsupported('suspend'),
     resumeProfile: unsupported('resume'),
     terminateProfile: (iccid) => terminateEsimGoProfile(session, iccid),
+    topUp: (input) => topUpEsimGo(session, input),
+    findTopup: (placed) => findEsimGoTopup(session, placed),
     // eSIM Go refunds at once or not at all: nothing is ever left to review.
     refundStatus: () => Promise.resolve('succeeded' as const),
   };

@@ -1,0 +1,100 @@
+import { ApiError, type InternalBundle, type TopupPurchaseOutcome } from '@connectivity/contracts';
+import { domainMetrics, errorMessage, type Caller } from '@connectivity/platform';
+import { isSupplierError, type Supplier } from '../clients/suppliers/port.ts';
+import { asTenant } from '../clients/suppliers/tenant.ts';
+import { toInternalBundle } from '../domain/bundle.ts';
+import { retailPriceCents } from '../domain/pricing.ts';
+import { assertLiveOrdering, liveCatalogue, type CatalogueDeps } from './live-catalogue.ts';
+import { canTopUp } from './list-topup-offers.ts';
+import { supplierErrors } from './supplier-errors.ts';
+
+type TopupSupplier = Supplier & Required<Pick<Supplier, 'topUp' | 'findTopup'>>;
+
+/**
+ * The live supplier, if it tops profiles up (record 0245); otherwise the refusal of record 0244: an
+ * unconfigured supplier refuses as live orders do, a vendor whose top-ups are not built is not orderable.
+ */
+async function topupSupplier(deps: CatalogueDeps, caller: Caller): Promise<TopupSupplier> {
+  await assertLiveOrdering(deps, caller.accountId);
+  const supplier = deps.suppliers.live;
+  if (supplier.vendor === undefined) throw new ApiError('supplier_refused', { message: 'No live supplier is configured: live top-ups cannot be bought.' });
+  if (!supplier.topUp || !supplier.findTopup) {
+    throw new ApiError('capability_not_orderable', { message: `Live top-ups are not offered by ${supplier.vendor} yet.` });
+  }
+  return supplier as TopupSupplier;
+}
+
+/**
+ * The live bundles that can top up the profile `iccid`, bought with `bundle`: our live catalogue's bundles
+ * under record 0240's rule (its countries covered, its kind), cheapest first. eSIM Go's document lists no
+ * compatible bundles, only a check per bundle, and a check per candidate would spend the vendor's rate
+ * budget (EG-17) on a listing: the bundle chosen is checked once, when it is bought (record 0245).
+ */
+export async function liveTopupOffers(deps: CatalogueDeps, caller: Caller, query: { bundle: string; iccid: string }): Promise<InternalBundle[]> {
+  await topupSupplier(deps, caller);
+  const catalogue = await liveCatalogue(deps);
+  const base = catalogue.find((b) => b.name === query.bundle);
+  if (!base) throw new ApiError('resource_not_found', { param: 'bundle', message: `No live bundle named \`${query.bundle}\`.` });
+  return catalogue
+    .filter((offer) => canTopUp(base, offer))
+    .sort((a, b) => a.price_cents - b.price_cents || a.name.localeCompare(b.name))
+    .map((offer) => toInternalBundle(offer, true, ['live']));
+}
+
+/**
+ * One live top-up purchase (records 0159, 0160, 0245): where the vendor quotes, a price above what the
+ * integrator is charged refuses it before anything is bought. An error means nothing was bought.
+ */
+export async function purchaseTopup(
+  deps: CatalogueDeps,
+  caller: Caller,
+  input: { reference: string; iccid: string; bundle: string; price_cents: number },
+): Promise<TopupPurchaseOutcome> {
+  const supplier = await topupSupplier(deps, caller);
+  const retail = (cost: number) => retailPriceCents(cost, deps.marginPercent);
+  const counted = (outcome: string) => domainMetrics.supplierPurchase(supplier.vendor!, `topup_${outcome}`);
+  return asTenant(caller.accountId, async () => {
+    try {
+      if (supplier.quote) {
+        const cost = await supplier.quote(input.bundle, 1);
+        if (cost !== undefined && retail(cost) > input.price_cents) {
+          supplier.refreshCatalogue();
+          throw supplierErrors.priceChanged();
+        }
+      }
+      const purchase = await supplier.topUp(input);
+      if (purchase.outcome === 'in_doubt') {
+        counted('in_doubt');
+        return {
+          outcome: 'in_doubt',
+          retry_after_seconds: Math.max(1, purchase.retryAfterSeconds),
+          settles_within_seconds: Math.max(1, purchase.settlesWithinSeconds),
+          vendor_request_id: purchase.vendorRequestId,
+        };
+      }
+      counted('bought');
+      return { outcome: 'bought', retail_price_cents: purchase.unitCostCents === null ? null : retail(purchase.unitCostCents) };
+    } catch (error) {
+      if (!isSupplierError(error)) throw error;
+      counted(error.failure === 'throttled' ? 'unavailable' : error.failure);
+      deps.logger.warn({ err: error.message, failure: error.failure, reference: input.reference }, 'supplier top-up failed');
+      if (error.failure === 'unsupported') {
+        throw new ApiError('invalid_parameter', { param: 'bundle', message: `\`${input.bundle}\` cannot top up this eSIM at the supplier.` });
+      }
+      throw supplierErrors.order(error, input.bundle);
+    }
+  });
+}
+
+/** Whether the in-doubt top-up `placed` is on the profile at the vendor; 503 when the vendor cannot be asked. */
+export async function findTopup(deps: CatalogueDeps, caller: Caller, placed: { iccid: string; bundle: string; since: number }): Promise<boolean> {
+  const supplier = await topupSupplier(deps, caller);
+  try {
+    return await asTenant(caller.accountId, () => supplier.findTopup(placed));
+  } catch (error) {
+    if (!isSupplierError(error)) throw error;
+    deps.logger.warn({ err: errorMessage(error), iccid: placed.iccid }, 'supplier top-up could not be looked for');
+    if (error.failure === 'unknown') return false;
+    throw supplierErrors.unavailable(error);
+  }
+}

@@ -1,0 +1,95 @@
+import { ApiError } from '@connectivity/contracts';
+import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platform';
+import type { TopupClient } from '../clients/topup-client.ts';
+import { deferIntentCheck, findPendingIntent, markInDoubt, type PurchaseIntent } from '../db/purchase-intent-repository.ts';
+import { returnHold } from '../db/purchase-settlement.ts';
+import { AFTER_DOUBT_MS, holdForPurchase, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
+
+export type LiveTopupDeps = Pick<LivePurchaseDeps, 'knex' | 'logger' | 'now' | 'intentCheckAfterMs' | 'maxInFlight' | 'inDoubtMs'> & { topups: TopupClient };
+
+/**
+ * The purchase of a live top-up, bought once whatever the vendor's speed (records 0245, 0246): the order's
+ * machinery (records 0157, 0159) with the top-up's id as the intent's reference and a `topup` hold.
+ * - The first attempt holds the price and writes the intent (with the profile's ICCID) in one transaction
+ *   under the balance's lock, before the vendor is asked; 402 there means nothing was bought.
+ * - The intent is marked in doubt before the call; a call that may have reached the vendor keeps it so.
+ * - A retry with the same Idempotency-Key asks the vendor whether the top-up is on the profile first; in
+ *   doubt and not there, it answers 503 `supplier_unavailable` with `Retry-After`, never a second purchase.
+ * - A refusal or a vendor that is down gives the hold back (`topup_release`) and answers the error.
+ * Resolves with the top-up's id once bought; the caller records it and keeps the hold.
+ */
+export async function liveTopupPurchase(
+  deps: LiveTopupDeps,
+  caller: Caller,
+  input: { iccid: string; bundle: string; price_cents: number },
+  claim: IdempotencyClaim,
+): Promise<string> {
+  const nowMs = () => deps.now().getTime();
+  const request = claim.request;
+  const earlier = request ? await findPendingIntent(deps.knex, request) : undefined;
+  let intent: PurchaseIntent;
+  if (earlier) {
+    intent = earlier;
+    await deferIntentCheck(deps.knex, intent.order_id, Math.max(nowMs() + deps.intentCheckAfterMs, (intent.in_doubt_until ?? 0) + AFTER_DOUBT_MS));
+    if (await foundAtVendor(deps, caller, intent, input)) {
+      deps.logger.info({ topupId: intent.order_id }, 'a retried live top-up found its bundle on the profile; nothing is bought again');
+      return intent.order_id;
+    }
+    if (intent.in_doubt_until !== null && nowMs() < intent.in_doubt_until) {
+      throw supplierUnavailable(
+        'The supplier has not said yet whether it made this top-up; nothing more was bought. Retry with the same Idempotency-Key.',
+        Math.min(5, (intent.in_doubt_until - nowMs()) / 1000),
+      );
+    }
+  } else {
+    intent = await holdForPurchase(
+      deps,
+      caller,
+      { reference: newId('topup'), type: 'topup', bundle: input.bundle, quantity: 1, total_cents: input.price_cents, iccid: input.iccid },
+      request,
+    );
+  }
+  await buy(deps, caller, intent, input);
+  return intent.order_id;
+}
+
+/** One purchase call for the intent: marked in doubt before it is sent; refused or never made, the hold is given back. */
+async function buy(deps: LiveTopupDeps, caller: Caller, intent: PurchaseIntent, input: { iccid: string; bundle: string; price_cents: number }): Promise<void> {
+  const topupId = intent.order_id;
+  const doubtUntil = deps.now().getTime() + deps.inDoubtMs;
+  await markInDoubt(deps.knex, topupId, doubtUntil, null, Math.max(intent.created_at + deps.intentCheckAfterMs, doubtUntil + AFTER_DOUBT_MS));
+  let outcome;
+  try {
+    outcome = await deps.topups.purchase(caller, { reference: topupId, ...input });
+  } catch (error) {
+    const reason = error instanceof ApiError ? error.code : 'catalogue unreachable';
+    await deps.knex.transaction((trx) => returnHold(trx, topupId, 'void', deps.now(), `Not bought (${reason})`));
+    throw error;
+  }
+  if (outcome.outcome === 'in_doubt') {
+    const until = deps.now().getTime() + outcome.settles_within_seconds * 1000;
+    await markInDoubt(deps.knex, topupId, until, outcome.vendor_request_id, Math.max(intent.created_at + deps.intentCheckAfterMs, until + AFTER_DOUBT_MS));
+    deps.logger.warn({ topupId }, 'live top-up in doubt: the supplier has not answered yet');
+    throw supplierUnavailable(
+      'The supplier has not confirmed this top-up yet; nothing more will be bought for it. Retry with the same Idempotency-Key.',
+      outcome.retry_after_seconds,
+    );
+  }
+  // The vendor's price was checked against the charge before buying (record 0160); a rise between that
+  // quote and the order cannot be undone on a bundle already on the profile, so it is logged (record 0246).
+  if (outcome.retail_price_cents !== null && outcome.retail_price_cents > input.price_cents) {
+    deps.logger.warn({ topupId, charged: input.price_cents, now: outcome.retail_price_cents }, 'the supplier charged more for a top-up than it was priced');
+  }
+}
+
+/** Whether the intent's top-up is on the profile at the vendor; 503 when the vendor cannot be asked. */
+async function foundAtVendor(deps: LiveTopupDeps, caller: Caller, intent: PurchaseIntent, input: { iccid: string; bundle: string }): Promise<boolean> {
+  try {
+    return await deps.topups.find(caller, intent.order_id, { iccid: intent.iccid ?? input.iccid, bundle: intent.bundle, since: intent.created_at });
+  } catch (error) {
+    if (error instanceof ApiError) {
+      throw supplierUnavailable('The supplier cannot be asked about this top-up right now; nothing more was bought. Retry with the same Idempotency-Key.', 5);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,222 @@
+import type { Bundle, Esim, List, Topup } from '@connectivity/contracts';
+import { assertNoViolations, type EsimGoFake } from '@connectivity/fake-suppliers';
+import { newId } from '@connectivity/platform';
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
+import { eventually, INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
+import { settleAbandonedIntents } from './unrecorded-purchase.ts';
+
+/**
+ * Live top-ups against the vendors' fakes (records 0245-0247): offers the vendor says the profile can take,
+ * one purchase under a hold taken before the vendor is asked, in doubt never bought twice, a vendor that
+ * is down. Airalo's top-ups are not built yet: record 0244's refusal stands for it.
+ */
+const WINDOW_MS = 3_000;
+const TIMEOUT_MS = 700;
+const SLOW_MS = 1_500;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const key = () => `idem-${newId('request')}`;
+
+function harnessCalls(h: () => LiveHarness) {
+  const headersOf = (caller: Caller) => ({
+    'x-internal-token': INTERNAL_TOKEN,
+    'x-account-id': caller.accountId,
+    'x-environment': caller.environment,
+    'x-key-id': caller.keyId,
+    'x-request-id': newId('request'),
+  });
+  return {
+    fund: async (cents: number): Promise<Caller> => {
+      const caller = newCaller('live');
+      const res = await request(h().app)
+        .put(`/internal/accounts/${caller.accountId}`)
+        .set(operatorHeaders())
+        .send({ verified: true, live_balance_cents: cents });
+      expect(res.status).toBe(200);
+      return caller;
+    },
+    get: (caller: Caller, path: string) => request(h().app).get(path).set(headersOf(caller)),
+    topUp: (caller: Caller, esimId: string, bundle: string, idempotencyKey = key()) =>
+      request(h().app).post(`/v1/esim/${esimId}/topups`).set(headersOf(caller)).set('Idempotency-Key', idempotencyKey).send({ bundle }),
+  };
+}
+
+describe('live top-ups at esim-go', () => {
+  let h: LiveHarness;
+  const bundle = VENDOR_BUNDLES['esim-go'];
+  const calls = harnessCalls(() => h);
+  const purchases = () => h.fake.control.counters().purchases;
+  const balanceOf = async (caller: Caller) => (await calls.get(caller, '/v1/balance')).body as { available_cents: number; pending_cents: number };
+  const transactionsOf = async (caller: Caller) =>
+    ((await calls.get(caller, '/v1/balance_transactions')).body as List<{ type: string; amount_cents: number; source: string | null }>).data;
+  let price = 0;
+
+  beforeAll(async () => {
+    h = await startLiveInventory(
+      'esim-go',
+      { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS) },
+      { catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS) } },
+    );
+    price = (await h.buy(await h.account(), 1)).price_cents;
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  // Every request our adapter sent matched eSIM Go's published document.
+  afterEach(() => assertNoViolations(h.fake));
+
+  /**
+   * A live eSIM of `caller`'s, then a wait for the vendor's rate window (eSIM Go: 10 calls a second), so
+   * that the top-up that follows has its whole budget.
+   */
+  const liveEsim = async (caller: Caller): Promise<Esim> => {
+    await sleep(1_100);
+    const res = await h.order(caller, { bundle, quantity: 1 }, key());
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await sleep(1_100);
+    return (res.body as { esims: Esim[] }).esims[0]!;
+  };
+  const assignmentsAtVendor = (iccid: string) =>
+    (h.fake as EsimGoFake).control.state().esims[Object.keys((h.fake as EsimGoFake).control.state().esims).find((i) => i.startsWith(iccid))!]!.assignments
+      .length;
+
+  it('offers for a live eSIM are the live bundles that cover its countries, its own among them, priced for live', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const res = await calls.get(caller, `/v1/esim/${esim.id}/topups`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const offers = res.body as List<Bundle>;
+    expect(offers.data.map((b) => b.name)).toContain(bundle);
+    expect(offers.data.find((b) => b.name === bundle)).toMatchObject({ price_cents: price });
+  });
+
+  it('a live top-up: one purchase at eSIM Go on the same profile, the hold captured as a topup transaction', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const res = await calls.topUp(caller, esim.id, bundle);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const topup = res.body as Topup;
+    expect(topup).toMatchObject({ object: 'topup', bundle, price_cents: price, currency: 'USD' });
+    expect(purchases()).toBe(before + 1);
+    expect(assignmentsAtVendor(esim.iccid)).toBe(2);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 8 * price, pending_cents: 0 });
+    expect(await transactionsOf(caller)).toContainEqual(expect.objectContaining({ type: 'topup', amount_cents: -price, source: topup.id }));
+    const after = (await calls.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
+    expect(after.data_limit_bytes).toBe(2 * esim.data_limit_bytes!);
+  });
+
+  it('a bundle that is not among the eSIM’s offers: 400 invalid_parameter on `bundle`, nothing bought or held', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const res = await calls.topUp(caller, esim.id, 'esim_no_such_bundle');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'bundle' });
+    expect(purchases()).toBe(before);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 9 * price, pending_cents: 0 });
+  });
+
+  it('a balance that cannot pay: 402 with nothing bought and nothing held', async () => {
+    const caller = await calls.fund(price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const res = await calls.topUp(caller, esim.id, bundle);
+    expect(res.status).toBe(402);
+    expect(res.body.error).toMatchObject({ code: 'balance_insufficient' });
+    expect(purchases()).toBe(before);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 0, pending_cents: 0 });
+  });
+
+  it('a slow vendor (eSIM Go’s 503 "processing") with an immediate retry of the same key: one purchase, recorded once', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const idempotencyKey = key();
+    await h.fake.control.fault({ kind: 'processing', completeAfterMs: SLOW_MS, count: 1, retryAfterSeconds: 1 });
+    const first = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
+    expect(first.status).toBe(503);
+    expect(first.body.error).toMatchObject({ code: 'supplier_unavailable' });
+    expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await balanceOf(caller)).pending_cents).toBe(price);
+    const retried = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
+    expect(retried.status).toBe(503);
+    expect(retried.body.error).toMatchObject({ code: 'supplier_unavailable' });
+    expect(Number(retried.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await h.fake.control.clearFaults();
+    const topup = await eventually(async () => {
+      const res = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as Topup;
+    }, 15_000);
+    expect(purchases()).toBe(before + 1);
+    expect(assignmentsAtVendor(esim.iccid)).toBe(2);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 8 * price, pending_cents: 0 });
+    await sleep(WINDOW_MS);
+    expect(purchases()).toBe(before + 1);
+    expect(((await calls.topUp(caller, esim.id, bundle, idempotencyKey)).body as Topup).id).toBe(topup.id);
+  });
+
+  it('a vendor that never makes it: 503 with Retry-After, and after its window the hold is given back, nothing bought', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    await h.fake.control.fault({ kind: 'processing', completeAfterMs: -1, count: 1, retryAfterSeconds: 1 });
+    const res = await calls.topUp(caller, esim.id, bundle);
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({ code: 'supplier_unavailable' });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await h.fake.control.clearFaults();
+    expect((await balanceOf(caller)).pending_cents).toBe(price);
+    await sleep(WINDOW_MS);
+    await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 9 * price, pending_cents: 0 });
+    expect((await transactionsOf(caller)).map((t) => t.type)).toContain('topup_release');
+    expect(purchases()).toBe(before);
+    expect(assignmentsAtVendor(esim.iccid)).toBe(1);
+  });
+
+  it('the vendor down: 503 supplier_unavailable with Retry-After, nothing bought, nothing held', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    await h.fake.control.fault({ kind: 'down' });
+    try {
+      const res = await calls.topUp(caller, esim.id, bundle);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ code: 'supplier_unavailable' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await h.fake.control.clearFaults();
+    }
+    expect(purchases()).toBe(before);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 9 * price, pending_cents: 0 });
+  });
+});
+
+describe('live top-ups at airalo (record 0244 until they are built)', () => {
+  let h: LiveHarness;
+  const calls = harnessCalls(() => h);
+  beforeAll(async () => {
+    h = await startLiveInventory('airalo');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  afterEach(() => assertNoViolations(h.fake));
+
+  it('no offers, and a top-up is 409 capability_not_orderable with nothing charged', async () => {
+    const caller = await h.account();
+    const order = await h.buy(caller, 1);
+    const esim = order.esims[0]!;
+    const balance = ((await calls.get(caller, '/v1/balance')).body as { available_cents: number }).available_cents;
+    const offers = await calls.get(caller, `/v1/esim/${esim.id}/topups`);
+    expect(offers.status).toBe(200);
+    expect(offers.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
+    const refused = await calls.topUp(caller, esim.id, VENDOR_BUNDLES.airalo);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'capability_not_orderable' });
+    expect(((await calls.get(caller, '/v1/balance')).body as { available_cents: number }).available_cents).toBe(balance);
+  });
+});
