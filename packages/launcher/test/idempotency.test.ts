@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createAccount } from '@connectivity/gateway';
+import { idempotencyOwner } from '@connectivity/platform';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startLocalStack, type LocalStack, type Reply } from '../src/local-stack.ts';
 
@@ -12,13 +13,14 @@ import { startLocalStack, type LocalStack, type Reply } from '../src/local-stack
 describe('idempotency end to end', () => {
   let stack: LocalStack;
   let testKey = '';
-  let testKeyId = '';
+  /** Whose Idempotency-Keys these are: the account and environment, not the API key (record 0200). */
+  let owner = '';
 
   beforeAll(async () => {
     stack = await startLocalStack();
     const account = await createAccount(stack.db.knex);
     testKey = account.test.secret;
-    testKeyId = account.test.key.id;
+    owner = idempotencyOwner(account.account.id, 'test');
   }, 180_000);
   afterAll(async () => {
     await stack?.close();
@@ -34,7 +36,7 @@ describe('idempotency end to end', () => {
   };
   const newKey = () => `retry-${randomBytes(8).toString('hex')}`;
   /** What a gateway that died before storing its answer leaves behind: nothing. */
-  const gatewayForgets = (key: string) => stack.db.knex('gateway.idempotency_records').where({ key_id: testKeyId, idempotency_key: key }).delete();
+  const gatewayForgets = (key: string) => stack.db.knex('gateway.idempotency_records').where({ key_id: owner, idempotency_key: key }).delete();
   const count = async (table: string, where: Record<string, unknown> = {}) =>
     Number((await stack.db.knex(table).where(where).count<{ count: string }[]>('* as count'))[0]?.count);
 
@@ -87,14 +89,14 @@ describe('idempotency end to end', () => {
     expect(first.headers.get('cache-control')).toBe('no-store');
     const secret = String(first.body.secret);
     // The edge keeps no answer at all (nothing that shows a secret): only which request the key is for.
-    const atEdge = await stack.db.knex('gateway.idempotency_records').where({ key_id: testKeyId, idempotency_key: key }).select('status', 'response_body');
+    const atEdge = await stack.db.knex('gateway.idempotency_records').where({ key_id: owner, idempotency_key: key }).select('status', 'response_body');
     expect(atEdge).toEqual([{ status: 'forwarded', response_body: null }]);
     const retry = await send('POST', '/v1/webhooks', key, body);
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await count('notifications.endpoints', { url: body.url })).toBe(1);
-    const kept = await stack.db.knex('notifications.idempotency_records').where({ key_id: testKeyId, idempotency_key: key }).first<{ response_body: string }>();
+    const kept = await stack.db.knex('notifications.idempotency_records').where({ key_id: owner, idempotency_key: key }).first<{ response_body: string }>();
     expect(kept?.response_body).toBeDefined();
     expect(kept?.response_body).not.toContain(secret);
     expect(kept?.response_body).not.toContain(secret.slice(6, 20));
