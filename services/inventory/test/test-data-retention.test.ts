@@ -78,6 +78,9 @@ describe('the test data sweep', () => {
       await eventually(async () => {
         for (const made of [...old, onOldClock]) expect(await exists('orders', made.id)).toBe(false);
         expect(await exists('test_clocks', oldClock.id)).toBe(false);
+        // The counters go in the same passes; a pass another instance's sweep held up comes again.
+        const counted = await knex().from('test_esims_per_day').where({ account_id: test.accountId }).select<{ day: number }[]>('day');
+        expect(counted.map((row) => Number(row.day))).toEqual([today]);
       }, 20_000);
     } finally {
       await sweep.stop();
