@@ -85,7 +85,7 @@ describe('a body that does not arrive in time', () => {
     const a = await h.account();
     const client = await rawClient(port);
     client.write(orderHead(a.test) + BODY);
-    const answer = await client.answer(1_500);
+    const answer = await client.answer(15_000);
     expect(answer.status).toBe(201);
     client.close();
   });
