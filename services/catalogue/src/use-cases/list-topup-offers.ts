@@ -1,18 +1,9 @@
 import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
-import { toInternalBundle, type CatalogueBundle } from '../domain/bundle.ts';
+import { toInternalBundle } from '../domain/bundle.ts';
+import { canTopUp } from '../domain/topup-offers.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
 import { liveTopupOffers } from './live-topups.ts';
-
-/**
- * Whether `offer` can top up an eSIM bought with `base` (record 0240): listed, covering every country of
- * the base bundle (a regional or global bundle tops up a single-country eSIM of one of its countries), and
- * of the same kind (an unlimited eSIM takes unlimited bundles, a limited one limited bundles: data added
- * to no limit, or no limit added to a count, means nothing).
- */
-export function canTopUp(base: Pick<CatalogueBundle, 'countries' | 'unlimited'>, offer: CatalogueBundle): boolean {
-  return !offer.retired && offer.unlimited === base.unlimited && base.countries.every((country) => offer.countries.includes(country));
-}
 
 /**
  * GET /internal/topup-offers: the bundles that can be added to the profile `iccid`, bought with `bundle`,

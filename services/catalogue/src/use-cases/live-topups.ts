@@ -3,9 +3,9 @@ import { domainMetrics, errorMessage, type Caller } from '@connectivity/platform
 import { isSupplierError, type Supplier } from '../clients/suppliers/port.ts';
 import { asTenant } from '../clients/suppliers/tenant.ts';
 import { toInternalBundle } from '../domain/bundle.ts';
+import { canTopUp } from '../domain/topup-offers.ts';
 import { retailPriceCents } from '../domain/pricing.ts';
 import { assertLiveOrdering, liveCatalogue, type CatalogueDeps } from './live-catalogue.ts';
-import { canTopUp } from './list-topup-offers.ts';
 import { supplierErrors } from './supplier-errors.ts';
 
 type TopupSupplier = Supplier & Required<Pick<Supplier, 'topUp' | 'findTopup'>>;
