@@ -99,7 +99,8 @@ export function orderBody(ctx: EsimGoContext, order: EsimGoOrder, withEsims: boo
       ...(withEsims
         ? {
             esims: line.iccids.map((iccid) => {
-              const esim = ctx.state.esims[iccid]!;
+              // An order keeps the eSIMs it made, those the returns process took off the account too.
+              const esim = (ctx.state.esims[iccid] ?? ctx.state.returned?.[iccid])!;
               return { iccid, matchingId: esim.matching_id, smdpAddress: esim.smdp_address };
             }),
           }

@@ -46,6 +46,16 @@ export function supplierUnavailable(message: string, retryAfterSeconds: number):
   return new ApiError('supplier_unavailable', { message, retryAfter: String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 }
 
+/** A retry while the vendor has not said whether it made the purchase: 503, never a second purchase (record 0159). */
+export function assertNotInDoubt(intent: { in_doubt_until: number | null }, what: 'order' | 'top-up', nowMs: number): void {
+  if (intent.in_doubt_until !== null && nowMs < intent.in_doubt_until) {
+    throw supplierUnavailable(
+      `The supplier has not said yet whether it made this ${what}; nothing more was bought. Retry with the same Idempotency-Key.`,
+      Math.min(5, (intent.in_doubt_until - nowMs) / 1000),
+    );
+  }
+}
+
 /**
  * The live purchase of a request, bought once whatever the vendor's speed, a crash or a retry
  * (records 0152, 0157, 0159):
@@ -81,12 +91,7 @@ export async function livePurchase(
       );
       return { orderId: intent.order_id, profiles: await checkedProfiles(deps, caller, intent.order_id, bought, intent.quantity) };
     }
-    if (intent.in_doubt_until !== null && nowMs() < intent.in_doubt_until) {
-      throw supplierUnavailable(
-        'The supplier has not said yet whether it made this order; nothing more was bought. Retry with the same Idempotency-Key.',
-        Math.min(5, (intent.in_doubt_until - nowMs()) / 1000),
-      );
-    }
+    assertNotInDoubt(intent, 'order', nowMs());
   } else {
     intent = await holdForPurchase(
       deps,

@@ -3,7 +3,7 @@ import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platfor
 import type { TopupClient } from '../clients/topup-client.ts';
 import { deferIntentCheck, findPendingIntent, markInDoubt, type PurchaseIntent } from '../db/purchase-intent-repository.ts';
 import { returnHold } from '../db/purchase-settlement.ts';
-import { AFTER_DOUBT_MS, holdForPurchase, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
+import { AFTER_DOUBT_MS, assertNotInDoubt, holdForPurchase, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
 
 export type LiveTopupDeps = Pick<LivePurchaseDeps, 'knex' | 'logger' | 'now' | 'intentCheckAfterMs' | 'maxInFlight' | 'inDoubtMs'> & { topups: TopupClient };
 
@@ -35,12 +35,7 @@ export async function liveTopupPurchase(
       deps.logger.info({ topupId: intent.order_id }, 'a retried live top-up found its bundle on the profile; nothing is bought again');
       return intent.order_id;
     }
-    if (intent.in_doubt_until !== null && nowMs() < intent.in_doubt_until) {
-      throw supplierUnavailable(
-        'The supplier has not said yet whether it made this top-up; nothing more was bought. Retry with the same Idempotency-Key.',
-        Math.min(5, (intent.in_doubt_until - nowMs()) / 1000),
-      );
-    }
+    assertNotInDoubt(intent, 'top-up', nowMs());
   } else {
     intent = await holdForPurchase(
       deps,
