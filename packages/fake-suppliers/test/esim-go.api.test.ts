@@ -205,6 +205,10 @@ describe('eSIM Go fake: life cycle and callbacks', () => {
     expect(await balance()).toBeCloseTo(before + 1.8, 2);
     // No bundle left and never installed: the returns process takes it off the account (the revoke pages).
     expect((await call(`/esims/${unused}`)).status).toBe(403);
+    // Its order still lists it: the order keeps what it made (the audit of vendor orders reads this list).
+    const listed = await call<{ order: { iccids: string[]; esims: { iccid: string }[] }[] }[]>('/orders?includeIccids=true&limit=50');
+    expect(listed.status).toBe(200);
+    expect(listed.body.some((o) => o.order.some((line) => line.esims.some((e) => e.iccid === unused)))).toBe(true);
     await fake.control.useData(started!, 1000);
     const assignment = (await call<{ assignments: { id: string }[] }>(`/esims/${started}/bundles/esim_1GB_7D_GB_V2`)).body.assignments[0]!;
     const noRefund = await call(`/esims/${started}/bundles/esim_1GB_7D_GB_V2/assignments/${assignment.id}`, { method: 'DELETE' });
