@@ -31,7 +31,7 @@ export function eventCatalogueMarkdown(): string {
   ].join('\n');
 }
 
-/** docs/error-catalogue.md: the 26 codes with type, status and meaning. */
+/** docs/error-catalogue.md: every code of the catalogue with type, status and meaning. */
 export function errorCatalogueMarkdown(): string {
   const rows = errorCodeItems().map((item) => `| \`${item.code}\` | ${item.type} | ${item.status} | ${item.description} |`);
   return [
