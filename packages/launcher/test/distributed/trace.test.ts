@@ -73,7 +73,8 @@ describe('one trace per request: distributed form (a process per service, Postgr
     const vendorIccid = Object.keys(fake.control.state().esims).find((iccid) => esim && iccid.startsWith(esim.iccid));
     if (!vendorIccid) throw new Error('the fake sold no eSIM of the order');
 
-    // The handset attaches: the fake calls /hooks/esim-go back (FirstAttachment, signed).
+    // The handset attaches: the fake calls /hooks/esim-go back (FirstAttachment, signed), which is
+    // `installed` at eSIM Go: its bundle starts at first data use (record 0230).
     await fake.control.attach(vendorIccid);
     let found: { hook: ReceivedSpan; apply: ReceivedSpan; publish: ReceivedSpan; consume: ReceivedSpan } | undefined;
     await until(
@@ -82,8 +83,8 @@ describe('one trace per request: distributed form (a process per service, Postgr
         const hook = otlp.spans.find((s) => s.service === 'gateway' && s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/hooks/esim-go');
         const inTrace = otlp.spans.filter((s) => s.traceId === hook?.traceId);
         const apply = inTrace.find((s) => s.name === 'supplier report apply');
-        const publish = inTrace.find((s) => s.kind === SPAN_KIND.PRODUCER && s.name === 'events.live.esim.activated publish');
-        const consume = inTrace.find((s) => s.kind === SPAN_KIND.CONSUMER && s.service === 'notifications' && s.name === 'events.live.esim.activated process');
+        const publish = inTrace.find((s) => s.kind === SPAN_KIND.PRODUCER && s.name === 'events.live.esim.installed publish');
+        const consume = inTrace.find((s) => s.kind === SPAN_KIND.CONSUMER && s.service === 'notifications' && s.name === 'events.live.esim.installed process');
         found = hook && apply && publish && consume ? { hook, apply, publish, consume } : undefined;
         return found !== undefined;
       },
