@@ -3,7 +3,6 @@ import { CURRENT_SERVICE_VERSION } from '@connectivity/contracts';
 import { createAccount } from '@connectivity/gateway';
 import { newId } from '@connectivity/platform';
 import { startDistributedStack, type DistributedStack } from '../src/distributed-stack.ts';
-import { URL_VARIABLE } from '../src/services.ts';
 import { environmentOf, memoryOf, startBareForward } from './support/children.ts';
 import { cpuMeter, pidsNamed } from './support/cpu-meter.ts';
 import { profileClock } from './support/cpu-profile.ts';
@@ -249,13 +248,13 @@ async function tracingCost(
   gateway: { url: string; name: string; env: Record<string, string> },
   auth: Record<string, string>,
 ): Promise<void> {
-  const peers = Object.fromEntries(Object.values(URL_VARIABLE).map((variable) => [variable, gateway.env[variable]]));
   const restartGateway = async (env: NodeJS.ProcessEnv) => {
     await stack.supervisor.restart(gateway.name, {
       service: 'gateway',
       name: gateway.name,
       port: Number(new URL(gateway.url).port),
-      env: { ...peers, ADMIN_PORT: gateway.env.ADMIN_PORT, ...env },
+      // The gateway's own environment (its peers, admin listener and credentials), plus the setting measured.
+      env: { ...gateway.env, ...env },
     });
     await load({ url: gateway.url, path: '/v1/version', headers: auth, connections: CONNECTIONS, durationSeconds: WARM_SECONDS });
   };
