@@ -13,8 +13,27 @@ import { webhookRoutes } from './webhooks.ts';
 
 const c = initContract();
 
+/**
+ * The public API's type, spelled out by area: the inferred type of the whole router is too
+ * long for TypeScript to write into the SDK's declaration file (TS7056), so each area's own
+ * type stands in for it. `c.router` without options returns its argument's type unchanged.
+ */
+export type Contract = {
+  meta: typeof metaRoutes;
+  apiKeys: typeof apiKeyRoutes;
+  requestLogs: typeof requestLogRoutes;
+  catalogue: typeof catalogueRoutes;
+  esim: typeof esimRoutes;
+  topups: typeof topupRoutes;
+  balance: typeof balanceRoutes;
+  events: typeof eventRoutes;
+  webhooks: typeof webhookRoutes;
+  test: typeof testHelperRoutes;
+  testClocks: typeof testClockRoutes;
+};
+
 /** The public API: one router per area; each leaf key is the route's operationId. */
-export const contract = c.router({
+export const contract: Contract = c.router({
   meta: metaRoutes,
   apiKeys: apiKeyRoutes,
   requestLogs: requestLogRoutes,
@@ -27,5 +46,4 @@ export const contract = c.router({
   test: testHelperRoutes,
   testClocks: testClockRoutes,
 });
-export type Contract = typeof contract;
 export type RouteGroup = keyof Contract;
