@@ -177,6 +177,39 @@ describe('live top-ups at esim-go', () => {
     expect(assignmentsAtVendor(esim.iccid)).toBe(1);
   });
 
+  it('a slow vendor that makes it while nobody retries: the worker records the top-up from its intent, and a late retry answers it', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const idempotencyKey = key();
+    await h.fake.control.fault({ kind: 'processing', completeAfterMs: SLOW_MS, count: 1, retryAfterSeconds: 1 });
+    const first = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
+    expect(first.status).toBe(503);
+    await h.fake.control.clearFaults();
+    await sleep(WINDOW_MS);
+    await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId);
+    // Recorded as the request would have: the data on the eSIM, the hold captured, the event written.
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 8 * price, pending_cents: 0 });
+    const topupTransaction = (await transactionsOf(caller)).find((t) => t.type === 'topup');
+    expect(topupTransaction).toMatchObject({ amount_cents: -price });
+    const after = (await calls.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
+    expect(after.data_limit_bytes).toBe(2 * esim.data_limit_bytes!);
+    const bundles = (await calls.get(caller, `/v1/esim/${esim.id}/bundles`)).body as List<{ topup: string | null }>;
+    expect(bundles.data.map((b) => b.topup)).toContain(topupTransaction!.source);
+    const events = await h.db
+      .knex('inventory.outbox')
+      .whereRaw("payload->>'type' = 'esim.topped_up' and payload->'data'->'object'->>'id' = ?", [esim.id])
+      .select('id');
+    expect(events).toHaveLength(1);
+    // The request retried late gets the top-up the worker recorded; nothing is bought again.
+    const retried = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect((retried.body as Topup).id).toBe(topupTransaction!.source);
+    expect(purchases()).toBe(before + 1);
+    expect(assignmentsAtVendor(esim.iccid)).toBe(2);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 8 * price, pending_cents: 0 });
+  });
+
   it('the vendor down: 503 supplier_unavailable with Retry-After, nothing bought, nothing held', async () => {
     const caller = await calls.fund(10 * price);
     const esim = await liveEsim(caller);

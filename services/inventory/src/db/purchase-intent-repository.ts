@@ -1,4 +1,4 @@
-import type { Environment } from '@connectivity/contracts';
+import type { Environment, InternalBundle } from '@connectivity/contracts';
 import { claimDue } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { SCHEMA } from './schema.ts';
@@ -22,12 +22,15 @@ export interface PurchaseIntent {
   vendor_request_id: string | null;
   /** The profile a top-up's intent tops up (record 0247); null for an order's. */
   iccid: string | null;
+  /** The offer a top-up's intent buys, as it was priced (record 0259); null for an order's. */
+  topup_offer: InternalBundle | null;
   created_at: number;
 }
 
 const intents = (db: Knex) => db.withSchema(SCHEMA).from('purchase_intents');
 
-type IntentRow = Omit<PurchaseIntent, 'quantity' | 'hold_cents' | 'in_doubt_until' | 'created_at'> & {
+type IntentRow = Omit<PurchaseIntent, 'quantity' | 'hold_cents' | 'in_doubt_until' | 'topup_offer' | 'created_at'> & {
+  topup_offer: unknown;
   quantity: string | number;
   hold_cents: string | number;
   in_doubt_until: string | number | null;
@@ -47,11 +50,17 @@ const COLUMNS = [
   'in_doubt_until',
   'vendor_request_id',
   'iccid',
+  'topup_offer',
   'created_at',
 ];
 
+/** jsonb arrives parsed from `pg` and PGlite alike; a string is parsed for any driver that does not. */
+const offerOf = (value: unknown): InternalBundle | null =>
+  value === null || value === undefined ? null : ((typeof value === 'string' ? JSON.parse(value) : value) as InternalBundle);
+
 const fromRow = (row: IntentRow): PurchaseIntent => ({
   ...row,
+  topup_offer: offerOf(row.topup_offer),
   quantity: Number(row.quantity),
   hold_cents: Number(row.hold_cents),
   in_doubt_until: row.in_doubt_until === null ? null : Number(row.in_doubt_until),
@@ -65,15 +74,37 @@ export async function findPendingIntent(db: Knex, request: { keyId: string; idem
   return row && fromRow(row);
 }
 
+/**
+ * The top-up a request's intent was recorded as, if one was (by the request, or by the worker after its
+ * attempt was abandoned, record 0259): a retry of the request answers it rather than buying again.
+ */
+export async function findRecordedTopupIntent(db: Knex, request: { keyId: string; idempotencyKey: string }): Promise<string | undefined> {
+  const row = (await intents(db)
+    .select('order_id')
+    .where({ key_id: request.keyId, idempotency_key: request.idempotencyKey, state: 'recorded' })
+    .whereNotNull('iccid')
+    .first()) as { order_id: string } | undefined;
+  return row?.order_id;
+}
+
 /** Writes a new pending intent, in the transaction that takes its hold. */
 export async function insertIntent(
   trx: Knex.Transaction,
-  intent: Omit<PurchaseIntent, 'state' | 'in_doubt_until' | 'vendor_request_id' | 'iccid' | 'created_at'> & { iccid?: string | null },
+  intent: Omit<PurchaseIntent, 'state' | 'in_doubt_until' | 'vendor_request_id' | 'iccid' | 'topup_offer' | 'created_at'> & {
+    iccid?: string | null;
+    topup_offer?: InternalBundle | null;
+  },
   nowMs: number,
   nextCheckAt: number,
 ): Promise<PurchaseIntent> {
   const [row] = await intents(trx)
-    .insert({ ...intent, state: 'pending', created_at: nowMs, next_check_at: nextCheckAt })
+    .insert({
+      ...intent,
+      topup_offer: intent.topup_offer ? JSON.stringify(intent.topup_offer) : null,
+      state: 'pending',
+      created_at: nowMs,
+      next_check_at: nextCheckAt,
+    })
     .returning<IntentRow[]>(COLUMNS);
   return fromRow(row as IntentRow);
 }
@@ -115,7 +146,7 @@ export async function settleIntent(db: Knex, orderId: string, state: Exclude<Int
 }
 
 /** Pending intents older than their check time: no attempt is recording them any more. */
-export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at' | 'in_doubt_until' | 'iccid'>;
+export type DueIntent = Pick<PurchaseIntent, 'order_id' | 'account_id' | 'bundle' | 'quantity' | 'created_at' | 'in_doubt_until' | 'iccid' | 'topup_offer'>;
 
 /**
  * How the supplier may recognise an intent's purchase when asked what it did (record 0132): from
@@ -140,10 +171,11 @@ export async function claimAbandonedIntents(db: Knex, nowMs: number, leaseMs: nu
     orderBy: 'next_check_at',
     limit,
     set: { sql: 'next_check_at = ?', bindings: [nowMs + leaseMs] },
-    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at', 'in_doubt_until', 'iccid'],
+    returning: ['order_id', 'account_id', 'bundle', 'quantity', 'created_at', 'in_doubt_until', 'iccid', 'topup_offer'],
   });
   return claimed.map((row) => ({
     ...row,
+    topup_offer: offerOf(row.topup_offer),
     quantity: Number(row.quantity),
     created_at: Number(row.created_at),
     in_doubt_until: row.in_doubt_until === null ? null : Number(row.in_doubt_until),

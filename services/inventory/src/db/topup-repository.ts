@@ -32,6 +32,11 @@ export async function insertTopup(db: Knex, record: TopupRecord): Promise<void> 
   await topups(db).insert(record);
 }
 
+export async function findTopup(db: Knex, id: string): Promise<TopupRecord | undefined> {
+  const row = (await topups(db).select('*').where('id', id).first()) as TopupRow | undefined;
+  return row && fromRow(row);
+}
+
 /** The top-ups of an eSIM in the order they were bought (the order their bundles are used in). */
 export async function topupsOfEsim(db: Knex, esimId: string): Promise<TopupRecord[]> {
   const rows = (await topups(db)

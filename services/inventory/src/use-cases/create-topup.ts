@@ -8,7 +8,8 @@ import { addEvent } from '../db/outbox-events.ts';
 import { keepHold, returnHold } from '../db/purchase-settlement.ts';
 import { payFromSimulatedBalance } from '../db/simulated-payment.ts';
 import { esimTime } from '../db/test-clock-repository.ts';
-import { insertTopup, saveToppedUpEsim, stateBeforeExpiry } from '../db/topup-repository.ts';
+import { findRecordedTopupIntent } from '../db/purchase-intent-repository.ts';
+import { findTopup, insertTopup, saveToppedUpEsim, stateBeforeExpiry } from '../db/topup-repository.ts';
 import { notFound } from '../domain/access.ts';
 import { toPublicEsim, type EsimRecord } from '../domain/esim.ts';
 import { dataLimitBytes } from '../domain/order.ts';
@@ -46,6 +47,9 @@ export async function createTopup(
   claim: IdempotencyClaim,
 ): Promise<Topup> {
   const now = deps.now ?? (() => new Date());
+  // A live top-up the worker recorded after its request was abandoned (record 0259) is this retry's answer.
+  const recorded = caller.environment === 'live' ? await recordedTopupOf(deps.knex, claim) : undefined;
+  if (recorded) return recorded;
   const seen = await findReachableEsim(deps.knex, caller, idOrIccid);
   assertToppable(seen);
   const offer = await findOffer(deps, caller, seen, input.bundle);
@@ -82,7 +86,7 @@ async function createLiveTopup(deps: CreateTopupDeps, caller: Caller, esim: Esim
       inDoubtMs: deps.purchaseInDoubtMs ?? PURCHASE_IN_DOUBT_MS,
     },
     caller,
-    { iccid: esim.iccid, bundle: offer.name, price_cents: offer.price_cents },
+    { iccid: esim.iccid, bundle: offer.name, price_cents: offer.price_cents, offer },
     claim,
   );
   try {
@@ -104,23 +108,38 @@ async function createLiveTopup(deps: CreateTopupDeps, caller: Caller, esim: Esim
   }
 }
 
+/** The top-up this request's intent was recorded as, its answer recorded for the request; undefined if none. */
+async function recordedTopupOf(knex: Knex, claim: IdempotencyClaim): Promise<Topup | undefined> {
+  if (!claim.request) return undefined;
+  const topupId = await findRecordedTopupIntent(knex, claim.request);
+  if (topupId === undefined) return undefined;
+  const record = await findTopup(knex, topupId);
+  if (!record) return undefined;
+  const topup = toPublicTopup(record);
+  await knex.transaction((trx) => claim.record(trx, 201, topup));
+  return topup;
+}
+
 /** The eSIM under its row lock, still toppable (cancelled meanwhile: refused, and that is the request's answer). */
-async function lockToppable(trx: Knex.Transaction, esimId: string): Promise<EsimRecord> {
+export async function lockToppable(trx: Knex.Transaction, esimId: string): Promise<EsimRecord> {
   const locked = await findEsim(trx, esimId, { lock: true });
   if (!locked) throw notFound();
   assertToppable(locked);
   return locked;
 }
 
-/** Records a paid top-up on the locked eSIM: its data and validity, a revival, the events and the idempotent answer. */
-async function recordTopup(
+/**
+ * Records a paid top-up on the locked eSIM: its data and validity, a revival, the events and the
+ * idempotent answer (none when the purchase-intent worker records it, record 0259).
+ */
+export async function recordTopup(
   trx: Knex.Transaction,
   caller: Caller,
   locked: EsimRecord,
   offer: InternalBundle,
   topupId: string,
   at: Date,
-  claim: IdempotencyClaim,
+  claim: IdempotencyClaim | undefined,
 ): Promise<Topup> {
   {
     const seconds = Math.floor(at.getTime() / 1000);
@@ -145,7 +164,7 @@ async function recordTopup(
     await saveToppedUpEsim(trx, after);
     const topup = toPublicTopup(record);
     await recordTopupEvents(trx, locked, after, topup, at);
-    await claim.record(trx, 201, topup);
+    await claim?.record(trx, 201, topup);
     return topup;
   }
 }

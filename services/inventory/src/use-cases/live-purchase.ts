@@ -1,4 +1,4 @@
-import { ApiError, type SuppliedProfile } from '@connectivity/contracts';
+import { ApiError, type InternalBundle, type SuppliedProfile } from '@connectivity/contracts';
 import { newId, type Caller, type IdempotencyClaim, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
@@ -112,6 +112,8 @@ export interface HoldInput {
   total_cents: number;
   /** The profile a top-up tops up (record 0247). */
   iccid?: string;
+  /** The offer a top-up buys, kept on its intent (record 0259). */
+  topupOffer?: InternalBundle;
 }
 
 /**
@@ -151,6 +153,7 @@ export async function holdForPurchase(
         quantity: input.quantity,
         hold_cents: input.total_cents,
         iccid: input.iccid ?? null,
+        topup_offer: input.topupOffer ?? null,
       },
       at.getTime(),
       at.getTime() + deps.intentCheckAfterMs,

@@ -1,4 +1,4 @@
-import { ApiError } from '@connectivity/contracts';
+import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platform';
 import type { TopupClient } from '../clients/topup-client.ts';
 import { deferIntentCheck, findPendingIntent, markInDoubt, type PurchaseIntent } from '../db/purchase-intent-repository.ts';
@@ -21,7 +21,7 @@ export type LiveTopupDeps = Pick<LivePurchaseDeps, 'knex' | 'logger' | 'now' | '
 export async function liveTopupPurchase(
   deps: LiveTopupDeps,
   caller: Caller,
-  input: { iccid: string; bundle: string; price_cents: number },
+  input: { iccid: string; bundle: string; price_cents: number; offer: InternalBundle },
   claim: IdempotencyClaim,
 ): Promise<string> {
   const nowMs = () => deps.now().getTime();
@@ -40,7 +40,15 @@ export async function liveTopupPurchase(
     intent = await holdForPurchase(
       deps,
       caller,
-      { reference: newId('topup'), type: 'topup', bundle: input.bundle, quantity: 1, total_cents: input.price_cents, iccid: input.iccid },
+      {
+        reference: newId('topup'),
+        type: 'topup',
+        bundle: input.bundle,
+        quantity: 1,
+        total_cents: input.price_cents,
+        iccid: input.iccid,
+        topupOffer: input.offer,
+      },
       request,
     );
   }
@@ -55,7 +63,7 @@ async function buy(deps: LiveTopupDeps, caller: Caller, intent: PurchaseIntent, 
   await markInDoubt(deps.knex, topupId, doubtUntil, null, Math.max(intent.created_at + deps.intentCheckAfterMs, doubtUntil + AFTER_DOUBT_MS));
   let outcome;
   try {
-    outcome = await deps.topups.purchase(caller, { reference: topupId, ...input });
+    outcome = await deps.topups.purchase(caller, { reference: topupId, iccid: input.iccid, bundle: input.bundle, price_cents: input.price_cents });
   } catch (error) {
     const reason = error instanceof ApiError ? error.code : 'catalogue unreachable';
     await deps.knex.transaction((trx) => returnHold(trx, topupId, 'void', deps.now(), `Not bought (${reason})`));

@@ -4,6 +4,7 @@ import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import type { TopupClient } from '../clients/topup-client.ts';
 import { claimAbandonedIntents, placedOf, type DueIntent } from '../db/purchase-intent-repository.ts';
 import { returnHold } from '../db/purchase-settlement.ts';
+import { recordAbandonedTopup } from '../use-cases/record-abandoned-topup.ts';
 import { releasePurchase } from '../use-cases/release-purchase.ts';
 
 export interface PurchaseIntentWorkerOptions {
@@ -40,7 +41,7 @@ export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions):
   /**
    * A live top-up's intent (record 0247): it made no order of profiles, so its bundle is looked for on the
    * profile. Not there once the vendor's window is past: void, the hold given back. There: the top-up was
-   * bought and not recorded; the hold stays until a retry of its request records it, and the operator is told.
+   * bought and not recorded, and is recorded now from the offer its intent kept (record 0259).
    */
   async function settleTopup(intent: DueIntent, caller: Caller): Promise<void> {
     if (intent.in_doubt_until !== null && now() < intent.in_doubt_until) return;
@@ -50,10 +51,7 @@ export function startPurchaseIntentWorker(options: PurchaseIntentWorkerOptions):
       await options.knex.transaction((trx) => returnHold(trx, intent.order_id, 'void', new Date(now()), 'Nothing was bought'));
       return;
     }
-    options.logger.error(
-      { topupId: intent.order_id, iccid: intent.iccid },
-      'a live top-up was bought and never recorded; its hold stays until its request is retried',
-    );
+    await recordAbandonedTopup({ knex: options.knex, logger: options.logger }, intent, new Date(now()));
   }
 
   async function settle(intent: DueIntent): Promise<void> {
