@@ -66,6 +66,13 @@ describe('toppedUp', () => {
     expect(toppedUp(esim({ expires_at: null }), fiveGb, T0, undefined).expires_at).toBeNull();
   });
 
+  it('adds the days of a bundle topped up before a first-use validity started to the days counted from its start', () => {
+    const unstarted = esim({ validity_start: 'first_use', expires_at: null, validity_days: 7 });
+    expect(toppedUp(unstarted, fiveGb, T0, undefined)).toMatchObject({ expires_at: null, validity_days: 37 });
+    expect(toppedUp(unstarted, { ...fiveGb, duration_days: undefined }, T0, undefined).validity_days).toBe(7);
+    expect(toppedUp(esim(), fiveGb, T0, undefined).validity_days).toBe(30);
+  });
+
   it('revives: active after data ran out whatever the row said before, the kept state after validity ended', () => {
     const ranOut = esim({ state: 'expired', expired_reason: 'data_exhausted', data_used_bytes: 5 * GB });
     expect(toppedUp(ranOut, fiveGb, T0 + DAY, 'released')).toMatchObject({ state: 'active', expired_reason: null });

@@ -81,6 +81,18 @@ describe('the offers of an eSIM (GET /v1/esim/{id}/topups)', () => {
 });
 
 describe('a top-up (POST /v1/esim/{id}/topups)', () => {
+  it('before a first-use validity starts: expires_at stays null, and the first use counts both bundles’ days from it', async () => {
+    const caller = newCaller('test');
+    const esim = await buyEsim(h, caller, 'esim_5GB_30D_EU_FIRSTUSE');
+    expect(esim).toMatchObject({ validity_start: 'first_use', expires_at: null });
+    await toppedUp(caller, esim.id, 'esim_20GB_30D_EU');
+    expect((await esimOf(caller, esim.id)).expires_at).toBeNull();
+    for (const step of ['installed', 'active']) expect((await h.patch(caller, esim.id, step)).status).toBe(200);
+    const started = Math.floor(Date.now() / 1000);
+    const active = await esimOf(caller, esim.id);
+    expect(Math.abs(active.expires_at! - (started + 60 * DAY))).toBeLessThan(60);
+  });
+
   it('adds the bundle’s data and validity to the eSIM, lists it queued behind the first, and sends esim.topped_up', async () => {
     const caller = newCaller('test');
     const esim = await buyEsim(h, caller, 'esim_5GB_30D_EU');

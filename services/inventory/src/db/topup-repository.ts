@@ -58,6 +58,7 @@ export async function saveToppedUpEsim(db: Knex, esim: EsimRecord): Promise<void
   await db.withSchema(SCHEMA).from('esims').where('id', esim.id).update({
     data_limit_bytes: esim.data_limit_bytes,
     expires_at: esim.expires_at,
+    validity_days: esim.validity_days,
     thresholds_notified: esim.thresholds_notified,
     state: esim.state,
     expired_reason: esim.expired_reason,

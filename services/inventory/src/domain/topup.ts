@@ -60,7 +60,8 @@ export function thresholdsReached(used: number, limit: number | null): number[] 
 /**
  * The eSIM after `bundle` is added at `now` (record 0241): its data added to the limit (an unlimited eSIM
  * stays unlimited), validity moved on by the bundle's duration from the later of the old end and now
- * (the new bundle is queued behind the current one), and, when it had expired for want of data or time,
+ * (the new bundle is queued behind the current one; a validity not started yet gains the bundle's days
+ * from its start), and, when it had expired for want of data or time,
  * back in the state it had before (`active` after its data ran out; else `before`, or `active` if
  * unknown), `expired_reason` null.
  */
@@ -72,9 +73,13 @@ export function toppedUp(
 ): EsimRecord {
   const added = dataLimitBytes(bundle);
   const limit = esim.data_limit_bytes === null ? null : esim.data_limit_bytes + (added ?? 0);
-  // A live eSIM whose validity has not started yet (null) starts it at first use, top-ups included.
+  // A validity not started yet (null: a first-use bundle not used) starts at first use; the bundle queued
+  // behind it then runs after it, so its days are added to the days counted from that start (record 0241).
+  const unstarted = esim.expires_at === null;
   const expires =
     bundle.duration_days === undefined || esim.expires_at === null ? esim.expires_at : Math.max(esim.expires_at, now) + bundle.duration_days * SECONDS_PER_DAY;
+  const validityDays =
+    unstarted && bundle.duration_days !== undefined && esim.validity_days !== null ? esim.validity_days + bundle.duration_days : esim.validity_days;
   const revived = revives(esim);
   // Data is used only by an active eSIM, so one that ran out was active (usage on an unused eSIM moves
   // it through installed and active in the one write that may expire it, record 0243).
@@ -83,6 +88,7 @@ export function toppedUp(
     ...esim,
     data_limit_bytes: limit,
     expires_at: expires,
+    validity_days: validityDays,
     thresholds_notified: thresholdsReached(esim.data_used_bytes, limit),
     state: revived ? back : esim.state,
     expired_reason: revived ? null : esim.expired_reason,
