@@ -81,6 +81,19 @@ describe('live top-ups at esim-go', () => {
     (h.fake as EsimGoFake).control.state().esims[Object.keys((h.fake as EsimGoFake).control.state().esims).find((i) => i.startsWith(iccid))!]!.assignments
       .length;
 
+  /** A funded account's live eSIM topped up while eSIM Go is slow ("processing" for SLOW_MS): the first answer is 503. */
+  const topUpOnSlowVendor = async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const idempotencyKey = key();
+    await h.fake.control.fault({ kind: 'processing', completeAfterMs: SLOW_MS, count: 1, retryAfterSeconds: 1 });
+    const first = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
+    expect(first.status).toBe(503);
+    expect(first.body.error).toMatchObject({ code: 'supplier_unavailable' });
+    return { caller, esim, before, idempotencyKey, first };
+  };
+
   it('offers for a live eSIM are the live bundles that cover its countries, its own among them, priced for live', async () => {
     const caller = await calls.fund(10 * price);
     const esim = await liveEsim(caller);
@@ -130,14 +143,7 @@ describe('live top-ups at esim-go', () => {
   });
 
   it('a slow vendor (eSIM Go’s 503 "processing") with an immediate retry of the same key: one purchase, recorded once', async () => {
-    const caller = await calls.fund(10 * price);
-    const esim = await liveEsim(caller);
-    const before = purchases();
-    const idempotencyKey = key();
-    await h.fake.control.fault({ kind: 'processing', completeAfterMs: SLOW_MS, count: 1, retryAfterSeconds: 1 });
-    const first = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
-    expect(first.status).toBe(503);
-    expect(first.body.error).toMatchObject({ code: 'supplier_unavailable' });
+    const { caller, esim, before, idempotencyKey, first } = await topUpOnSlowVendor();
     expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect((await balanceOf(caller)).pending_cents).toBe(price);
     const retried = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
@@ -178,13 +184,7 @@ describe('live top-ups at esim-go', () => {
   });
 
   it('a slow vendor that makes it while nobody retries: the worker records the top-up from its intent, and a late retry answers it', async () => {
-    const caller = await calls.fund(10 * price);
-    const esim = await liveEsim(caller);
-    const before = purchases();
-    const idempotencyKey = key();
-    await h.fake.control.fault({ kind: 'processing', completeAfterMs: SLOW_MS, count: 1, retryAfterSeconds: 1 });
-    const first = await calls.topUp(caller, esim.id, bundle, idempotencyKey);
-    expect(first.status).toBe(503);
+    const { caller, esim, before, idempotencyKey } = await topUpOnSlowVendor();
     await h.fake.control.clearFaults();
     await sleep(WINDOW_MS);
     await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId);
