@@ -67,15 +67,18 @@ export const orderProfilesBodySchema = z
  * a timeout after the request was sent, a 5xx, eSIM Go's "processing", an Airalo async order not made
  * yet). Nothing is bought twice in doubt: ask `findOrder`, after `retry_after_seconds`.
  */
+/** A purchase call whose answer is not known yet (record 0159): the same for an order and a top-up. */
+export const inDoubtOutcomeSchema = z.object({
+  outcome: z.literal('in_doubt'),
+  retry_after_seconds: z.number().int().min(1),
+  /** How long the vendor may still take to make the purchase (its documented worst case): no second purchase before. */
+  settles_within_seconds: z.number().int().min(1),
+  vendor_request_id: z.string().nullable(),
+});
+
 export const purchaseOutcomeSchema = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('bought'), profiles: z.array(suppliedProfileSchema), retail_price_cents: z.number().int().min(0).nullable() }),
-  z.object({
-    outcome: z.literal('in_doubt'),
-    retry_after_seconds: z.number().int().min(1),
-    /** How long the vendor may still take to make the order (its documented worst case): no second purchase before. */
-    settles_within_seconds: z.number().int().min(1),
-    vendor_request_id: z.string().nullable(),
-  }),
+  inDoubtOutcomeSchema,
 ]);
 export type PurchaseOutcome = z.infer<typeof purchaseOutcomeSchema>;
 

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { admits } from './callers.ts';
 import { internalBundleSchema } from './catalogue.ts';
+import { inDoubtOutcomeSchema } from './catalogue-supply.ts';
 import { errorResponses } from '../routes/operation.ts';
 import { bundleNameSchema, iccidSchema } from '../schemas/primitives.ts';
 import { internalHeadersSchema } from './headers.ts';
@@ -30,12 +31,7 @@ export const topupPurchaseBodySchema = z
 /** Bought (with what the vendor's own price sells at under our rule), or in doubt as a purchase is (record 0159). */
 export const topupPurchaseOutcomeSchema = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('bought'), retail_price_cents: z.number().int().min(0).nullable() }),
-  z.object({
-    outcome: z.literal('in_doubt'),
-    retry_after_seconds: z.number().int().min(1),
-    settles_within_seconds: z.number().int().min(1),
-    vendor_request_id: z.string().nullable(),
-  }),
+  inDoubtOutcomeSchema,
 ]);
 export type TopupPurchaseOutcome = z.infer<typeof topupPurchaseOutcomeSchema>;
 
