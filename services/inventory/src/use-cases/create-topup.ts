@@ -16,8 +16,8 @@ import { dataLimitBytes } from '../domain/order.ts';
 import { assertToppable, revives, toPublicTopup, toppedUp, type TopupRecord } from '../domain/topup.ts';
 import { findReachableEsim } from './get-esim.ts';
 import { topupOffersFor } from './list-topup-offers.ts';
+import { purchaseSettings } from './live-purchase.ts';
 import { liveTopupPurchase } from './live-topup.ts';
-import { INTENT_CHECK_AFTER_MS, MAX_LIVE_IN_FLIGHT, PURCHASE_IN_DOUBT_MS } from './place-order.ts';
 
 export interface CreateTopupDeps {
   knex: Knex;
@@ -80,10 +80,7 @@ async function createLiveTopup(deps: CreateTopupDeps, caller: Caller, esim: Esim
       knex: deps.knex,
       topups: deps.topups,
       logger: deps.logger,
-      now,
-      intentCheckAfterMs: deps.intentCheckAfterMs ?? INTENT_CHECK_AFTER_MS,
-      maxInFlight: deps.maxLiveInFlight ?? MAX_LIVE_IN_FLIGHT,
-      inDoubtMs: deps.purchaseInDoubtMs ?? PURCHASE_IN_DOUBT_MS,
+      ...purchaseSettings(deps),
     },
     caller,
     { iccid: esim.iccid, bundle: offer.name, price_cents: offer.price_cents, offer },

@@ -31,6 +31,26 @@ export interface LivePurchaseDeps {
   inDoubtMs: number;
 }
 
+/** The default of `intentCheckAfterMs`: well past the idempotency lease and the catalogue's timeout. */
+export const INTENT_CHECK_AFTER_MS = 10 * 60_000;
+export const MAX_LIVE_IN_FLIGHT = 10;
+export const PURCHASE_IN_DOUBT_MS = 10 * 60_000;
+
+/** How a use case's settings (records 0152, 0159, 0162) become a purchase's, the defaults filled in. */
+export function purchaseSettings(settings: {
+  now?: (() => Date) | undefined;
+  intentCheckAfterMs?: number | undefined;
+  maxLiveInFlight?: number | undefined;
+  purchaseInDoubtMs?: number | undefined;
+}) {
+  return {
+    now: settings.now ?? (() => new Date()),
+    intentCheckAfterMs: settings.intentCheckAfterMs ?? INTENT_CHECK_AFTER_MS,
+    maxInFlight: settings.maxLiveInFlight ?? MAX_LIVE_IN_FLIGHT,
+    inDoubtMs: settings.purchaseInDoubtMs ?? PURCHASE_IN_DOUBT_MS,
+  };
+}
+
 export interface LiveOrderInput {
   bundle: string;
   quantity: number;

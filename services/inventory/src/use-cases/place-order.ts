@@ -11,7 +11,7 @@ import { testEsimsQuotaExceeded } from '../domain/test-quotas.ts';
 import { initialMetadata } from '../domain/metadata.ts';
 import { assertOrderable, priceOrder } from '../domain/order.ts';
 import { assertSandboxCaller, clockInstant, testClockNotFound } from '../domain/test-clock.ts';
-import { livePurchase, supplierUnavailable } from './live-purchase.ts';
+import { livePurchase, purchaseSettings, supplierUnavailable } from './live-purchase.ts';
 import { releasePurchase } from './release-purchase.ts';
 import { SimulatedBalanceInUse, writeOrder, type OrderDraft } from './write-order.ts';
 
@@ -31,11 +31,6 @@ export interface PlaceOrderDeps {
   /** Test eSIMs an account may create in a UTC day (record 0212); unlimited when not given. */
   testEsimsPerDay?: number;
 }
-
-/** The default of `intentCheckAfterMs`: well past the idempotency lease and the catalogue's timeout. */
-export const INTENT_CHECK_AFTER_MS = 10 * 60_000;
-export const MAX_LIVE_IN_FLIGHT = 10;
-export const PURCHASE_IN_DOUBT_MS = 10 * 60_000;
 
 // Sandbox ICCIDs are random: a collision with an existing one is all but impossible, but if it
 // happens the order is simply made again with fresh profiles.
@@ -94,10 +89,7 @@ async function placeLiveOrder(deps: PlaceOrderDeps, caller: Caller, draft: Draft
       knex: deps.knex,
       catalogue: deps.catalogue,
       logger: deps.logger,
-      now,
-      intentCheckAfterMs: deps.intentCheckAfterMs ?? INTENT_CHECK_AFTER_MS,
-      maxInFlight: deps.maxLiveInFlight ?? MAX_LIVE_IN_FLIGHT,
-      inDoubtMs: deps.purchaseInDoubtMs ?? PURCHASE_IN_DOUBT_MS,
+      ...purchaseSettings(deps),
     },
     caller,
     { bundle: draft.bundle.name, quantity: draft.quantity, price_cents: draft.price.price_cents, total_cents: draft.price.total_cents },
