@@ -12,8 +12,9 @@ import { routeOf } from './route.ts';
 import { chooseServedVersion, pinVersionOnFirstCall } from './version.ts';
 
 /**
- * The public edge for every authenticated path, its steps in the order of record 0255. A route
- * the gateway owns goes on (`handOff`) to the gateway's own router, mounted after this.
+ * The public edge for every authenticated path, its steps (record 0260) in the order of record
+ * 0255. A route the gateway owns goes on (`handOff`) to the gateway's own router, mounted after
+ * this.
  */
 export function edgePipeline(deps: EdgeDeps): RequestHandler {
   return async (req, res, next) => {
