@@ -20,8 +20,8 @@ const refuseInDomain = (...groups) => ['error', { paths: [NET_SOCKETS], patterns
 
 // What domain code may not reach: persistence, HTTP, other layers, I/O.
 const DOMAIN_IS_PURE = [
-  ['**/db/**', '**/routes/**', '**/clients/**', '**/workers/**', '**/consumers/**', '**/use-cases/**', '**/app.ts', '**/service.ts'],
-  'domain/ is pure rules and presenters: it imports no db/, routes/, clients/, workers/, consumers/ or use-cases/ (CONTRIBUTING.md).',
+  ['**/db/**', '**/routes/**', '**/clients/**', '**/workers/**', '**/consumers/**', '**/use-cases/**', '**/edge/**', '**/app.ts', '**/service.ts'],
+  'domain/ is pure rules and presenters: it imports no db/, routes/, clients/, workers/, consumers/, use-cases/ or edge/ (CONTRIBUTING.md).',
 ];
 const DOMAIN_HAS_NO_IO = [
   [

@@ -1,16 +1,28 @@
-import { timingSafeEqual } from 'node:crypto';
-import { ApiError } from '@connectivity/contracts';
 import { errorMessage, type Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
-import { bearerToken, hashSecret, secretEnvironment } from '../domain/api-key-secret.ts';
+import type { AuthenticatedKeyRow } from '../domain/api-key.ts';
+import { identityOf, type Identity } from '../domain/identity.ts';
 import type { KeyChangeNotice } from '../domain/key-change.ts';
-import { findKeyByHash, type AuthenticatedKeyRow } from './keys-repository.ts';
+import { findKeyByHash } from './keys-repository.ts';
+
+/** What the cache holds of a key: enough to check a token against it, and the identity it stands for. */
+export interface CachedKey {
+  secretHash: Buffer;
+  status: AuthenticatedKeyRow['status'];
+  /** Built once, when the key is read (record 0260). */
+  identity: Identity;
+}
+
+/** A key found by the hash of its secret, or undefined when no key has that hash. */
+export type FoundKey = CachedKey | undefined;
 
 interface Entry {
-  key: AuthenticatedKeyRow | undefined;
+  key: FoundKey;
   loadedAt: number;
   refreshing?: Promise<void> | undefined;
 }
+
+const cachedKeyOf = (row: AuthenticatedKeyRow): CachedKey => ({ secretHash: row.secret_hash, status: row.status, identity: identityOf(row) });
 
 export interface KeyCacheOptions {
   knex: Knex;
@@ -46,21 +58,17 @@ export class KeyCache {
   }
 
   /**
-   * Step 1 of the order of checks: no `Authorization: Bearer <token>` is `key_missing`, a token
-   * that is no key `key_invalid`, a revoked key `key_revoked`. A token that cannot be a key (not
-   * `sk_test_`/`sk_live_` and its characters) is refused without a lookup; otherwise only the
-   * SHA-256 of the token is looked up, and compared again in constant time. `beforeLookup` runs
-   * only when the key is not in memory, and may refuse the request before the database is asked.
+   * The key whose secret hashes to `hash`: at once when it is in memory (no promise, so the edge's
+   * authentication awaits nothing in steady state), else read once for every request that asks.
+   * `beforeLookup` runs only when the key is not in memory, and may refuse the request (by
+   * throwing) before the database is asked.
    */
-  async authenticate(authorization: string | undefined, beforeLookup?: () => void): Promise<AuthenticatedKeyRow> {
-    const token = bearerToken(authorization);
-    if (token === undefined) throw new ApiError('key_missing');
-    if (secretEnvironment(token) === undefined) throw new ApiError('key_invalid');
-    const hash = hashSecret(token);
-    const key = (await this.entry(hash, beforeLookup)).key;
-    if (!key || !timingSafeEqual(key.secret_hash, hash)) throw new ApiError('key_invalid');
-    if (key.status !== 'active') throw new ApiError('key_revoked');
-    return key;
+  find(hash: Buffer, beforeLookup?: () => void): FoundKey | Promise<FoundKey> {
+    const id = hash.toString('base64');
+    const cached = this.fresh(id, hash);
+    if (cached) return cached.key;
+    beforeLookup?.();
+    return this.load(id, hash).then((entry) => entry.key);
   }
 
   /** Drops what a change notice names, so the next request reads it again. */
@@ -74,38 +82,31 @@ export class KeyCache {
     this.options.onChange?.(notice);
   }
 
-  /** Updates the cached fields of an account's keys after this instance changed them itself (its pin). */
-  patchAccount(accountId: string, fields: Partial<Pick<AuthenticatedKeyRow, 'pinned_version'>>): void {
+  /** Updates the cached identities of an account's keys after this instance changed the account itself (its pin). */
+  patchAccount(accountId: string, fields: Pick<Identity, 'pinnedVersion'>): void {
     for (const hash of this.byAccount.get(accountId) ?? []) {
       const key = this.entries.get(hash)?.key;
-      if (key) Object.assign(key, fields);
+      if (key) key.identity.pinnedVersion = fields.pinnedVersion;
     }
   }
 
-  private async entry(hash: Buffer, beforeLookup?: () => void): Promise<Entry> {
-    const id = hash.toString('base64');
+  /** The entry in memory that may still answer, refreshed in the background once past `ttlMs`. */
+  private fresh(id: string, hash: Buffer): Entry | undefined {
     const cached = this.entries.get(id);
-    const now = Date.now();
-    if (cached) {
-      const age = now - cached.loadedAt;
-      if (!cached.key) {
-        if (age < this.options.unknownTtlMs) return cached;
-      } else if (age < this.options.ttlMs) {
-        return cached;
-      } else if (age < this.options.maxStaleMs) {
-        // Answer from memory; read it again in the background for the next request.
-        cached.refreshing ??= this.load(id, hash).then(
-          () => undefined,
-          (error: unknown) => {
-            cached.refreshing = undefined;
-            this.options.logger.warn({ err: errorMessage(error) }, 'refreshing a cached API key failed');
-          },
-        );
-        return cached;
-      }
-    }
-    beforeLookup?.();
-    return this.load(id, hash);
+    if (!cached) return undefined;
+    const age = Date.now() - cached.loadedAt;
+    if (!cached.key) return age < this.options.unknownTtlMs ? cached : undefined;
+    if (age < this.options.ttlMs) return cached;
+    if (age >= this.options.maxStaleMs) return undefined;
+    // Answer from memory; read it again in the background for the next request.
+    cached.refreshing ??= this.load(id, hash).then(
+      () => undefined,
+      (error: unknown) => {
+        cached.refreshing = undefined;
+        this.options.logger.warn({ err: errorMessage(error) }, 'refreshing a cached API key failed');
+      },
+    );
+    return cached;
   }
 
   /** Reads a key once for all concurrent requests that need it. */
@@ -113,8 +114,8 @@ export class KeyCache {
     let pending = this.loading.get(id);
     if (!pending) {
       pending = findKeyByHash(this.options.knex, hash)
-        .then((key) => {
-          const entry: Entry = { key, loadedAt: Date.now() };
+        .then((row) => {
+          const entry: Entry = { key: row && cachedKeyOf(row), loadedAt: Date.now() };
           this.store(id, entry);
           return entry;
         })
@@ -131,9 +132,10 @@ export class KeyCache {
       if (this.unknownCount >= this.options.maxUnknown) return;
       this.unknownCount += 1;
     } else {
-      this.byKeyId.set(entry.key.id, id);
-      let hashes = this.byAccount.get(entry.key.account_id);
-      if (!hashes) this.byAccount.set(entry.key.account_id, (hashes = new Set()));
+      const { keyId, accountId } = entry.key.identity;
+      this.byKeyId.set(keyId, id);
+      let hashes = this.byAccount.get(accountId);
+      if (!hashes) this.byAccount.set(accountId, (hashes = new Set()));
       hashes.add(id);
     }
     this.entries.set(id, entry);
@@ -149,9 +151,10 @@ export class KeyCache {
       this.unknownCount -= 1;
       return;
     }
-    this.byKeyId.delete(entry.key.id);
-    const hashes = this.byAccount.get(entry.key.account_id);
+    const { keyId, accountId } = entry.key.identity;
+    this.byKeyId.delete(keyId);
+    const hashes = this.byAccount.get(accountId);
     hashes?.delete(id);
-    if (hashes?.size === 0) this.byAccount.delete(entry.key.account_id);
+    if (hashes?.size === 0) this.byAccount.delete(accountId);
   }
 }

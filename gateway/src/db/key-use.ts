@@ -1,7 +1,8 @@
 import type { PassResult } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { recordKeyEvent } from './key-events.ts';
-import { markFirstUse, touchKeys, type AuthenticatedKeyRow } from './keys-repository.ts';
+import type { Identity } from '../domain/identity.ts';
+import { markFirstUse, touchKeys } from './keys-repository.ts';
 
 /**
  * The bookkeeping of key use without a write per request: `api_key.first_used` is written on a
@@ -19,28 +20,27 @@ export class KeyUse {
   }
 
   /** Notes a use; awaits only the first use of a key (its event is written before the answer). */
-  async note(key: AuthenticatedKeyRow): Promise<void> {
-    if (key.first_used_at === null) {
-      let first = this.firstUses.get(key.id);
+  async note(key: Identity): Promise<void> {
+    if (key.firstUsedAt === null) {
+      let first = this.firstUses.get(key.keyId);
       if (!first) {
         first = this.recordFirstUse(key);
-        this.firstUses.set(key.id, first);
-        first.finally(() => this.firstUses.delete(key.id)).catch(() => undefined);
+        this.firstUses.set(key.keyId, first);
+        first.finally(() => this.firstUses.delete(key.keyId)).catch(() => undefined);
       }
       await first;
       return;
     }
-    this.used.add(key.id);
+    this.used.add(key.keyId);
   }
 
-  private async recordFirstUse(key: AuthenticatedKeyRow): Promise<void> {
+  private async recordFirstUse(key: Identity): Promise<void> {
     await this.knex.transaction(async (trx) => {
-      const first = await markFirstUse(trx, key.id);
+      const first = await markFirstUse(trx, key.keyId);
       if (first) await recordKeyEvent(trx, 'api_key.first_used', first);
     });
     // Whoever wrote it (this instance or another), the key has been used now.
-    key.first_used_at = new Date();
-    key.last_used_at = key.first_used_at;
+    key.firstUsedAt = new Date();
   }
 
   /** Writes the last use of the keys noted since the previous flush. */

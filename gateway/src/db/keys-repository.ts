@@ -1,13 +1,8 @@
 import type { Environment, Scope } from '@connectivity/contracts';
 import type { Knex } from 'knex';
-import type { KeyRow } from '../domain/api-key.ts';
+import type { AuthenticatedKeyRow, KeyRow } from '../domain/api-key.ts';
 
-/** The key plus what the edge needs of its account, read in one query per request. */
-export interface AuthenticatedKeyRow extends KeyRow {
-  secret_hash: Buffer;
-  pinned_version: string | null;
-  rate_limit_per_minute: number | null;
-}
+export type { AuthenticatedKeyRow };
 
 const KEYS = 'gateway.api_keys';
 const KEY_COLUMNS = [

@@ -16,6 +16,13 @@ export interface KeyRow {
   revoked_at: Date | null;
 }
 
+/** The key plus what the edge needs of its account, read in one query when the key cache misses. */
+export interface AuthenticatedKeyRow extends KeyRow {
+  secret_hash: Buffer;
+  pinned_version: string | null;
+  rate_limit_per_minute: number | null;
+}
+
 /** The public API key record (record 0251). */
 export function toApiKey(row: KeyRow): ApiKey {
   return {

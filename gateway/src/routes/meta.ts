@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { cataloguePage } from '../domain/catalogue-page.ts';
 import { listApiKeys } from '../use-cases/list-api-keys.ts';
 import { listRequestLogs } from '../use-cases/list-request-logs.ts';
-import { servedVersion } from './edge-pipeline.ts';
+import { servedVersion } from '../edge/hand-off.ts';
 
 export interface MetaDeps {
   knex: Knex;

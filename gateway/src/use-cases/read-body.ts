@@ -85,22 +85,3 @@ export async function readRawBody(req: Request, limit = MAX_BODY_BYTES, deadline
     req.on('error', onError);
   });
 }
-
-/**
- * The JSON body as an object, or undefined when there is none. A body that does not parse, or
- * parses to something other than an object (an array, a string, null), is 400 `body_not_json`.
- */
-export function parseJsonObject(raw: Buffer): Record<string, unknown> | undefined {
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ApiError('body_not_json', { message: 'The request body is not valid JSON.' });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ApiError('body_not_json', { message: 'The request body must be a JSON object.' });
-  }
-  return parsed as Record<string, unknown>;
-}

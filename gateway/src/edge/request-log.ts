@@ -1,9 +1,9 @@
 import type { RouteEntry } from '@connectivity/contracts';
 import type { Request, Response } from 'express';
-import type { AuthenticatedKeyRow } from '../db/keys-repository.ts';
 import type { RequestLog } from '../db/request-log-buffer.ts';
+import type { Identity } from '../domain/identity.ts';
 
-/** Where the pipeline leaves the matched contract route for the log (and nothing else). */
+/** Where the route step leaves the matched contract route for the log (and nothing else). */
 export const ROUTE_LOCAL = 'contractRoute';
 
 // Paths are the client's; a pathological one is cut rather than stored whole.
@@ -24,7 +24,7 @@ function template(path: string): string {
  * Logs the request of an authenticated key once its answer is sent, whatever the answer (an
  * error too). Reads of the log itself are left out, so following it does not fill it.
  */
-export function logWhenAnswered(log: RequestLog, req: Request, res: Response, key: AuthenticatedKeyRow): void {
+export function logWhenAnswered(log: RequestLog, req: Request, res: Response, key: Identity): void {
   const startedAt = Date.now();
   const started = performance.now();
   res.once('finish', () => {
@@ -32,9 +32,9 @@ export function logWhenAnswered(log: RequestLog, req: Request, res: Response, ke
     if (entry?.key === 'listRequestLogs') return;
     log.record({
       requestId: String(res.locals.requestId),
-      accountId: key.account_id,
+      accountId: key.accountId,
       environment: key.environment,
-      keyId: key.id,
+      keyId: key.keyId,
       method: req.method,
       path: req.path.slice(0, MAX_PATH),
       route: entry ? template(entry.route.path) : null,
