@@ -20,9 +20,10 @@ export const expiringOf = (row: ExpiringRow): { esim: EsimRecord; notified: Expi
   },
 });
 
-// Mark `days` is reached by `now` and falls after the eSIM was created; sent for this `expires_at` (or a nearer one was).
+// Mark `days` is reached by `now` and falls after the eSIM was created; sent for this end (or a nearer one
+// was), an end less than a day later than the one announced being the same (see `markSent`).
 const reached = (days: number) => `(expires_at - ${days * 86_400} <= :now and expires_at - ${days * 86_400} > created_at)`;
-const sent = (days: number) => `coalesce(expiring_notified_for = expires_at and expiring_notified_days <= ${days}, false)`;
+const sent = (days: number) => `coalesce(expires_at - expiring_notified_for < 86400 and expiring_notified_days <= ${days}, false)`;
 
 /**
  * Where an eSIM has an `esim.expiring` due at `now` (unix seconds): not expired, before its end, and its

@@ -12,9 +12,16 @@ export interface ExpiringNotified {
 /** When a mark falls: `days` before `expires_at` (unix seconds). */
 export const markInstant = (expiresAt: number, days: ExpiringMark): number => expiresAt - days * DAY;
 
-/** Whether `mark` was sent for the eSIM's current `expires_at`, or a nearer mark was (which supersedes it). */
+/**
+ * Whether the last notice was for the same end: the same `expires_at`, or one less than a day earlier (a
+ * vendor's report correcting the end by minutes is not a new end; a top-up adds at least a day).
+ */
+const sameEnd = (announced: number | null, expiresAt: number | null): boolean =>
+  announced === expiresAt || (announced !== null && expiresAt !== null && expiresAt - announced < DAY);
+
+/** Whether `mark` was sent for the eSIM's current end, or a nearer mark was (which supersedes it). */
 export const markSent = (esim: Pick<EsimRecord, 'expires_at'>, notified: ExpiringNotified, mark: ExpiringMark): boolean =>
-  notified.for === esim.expires_at && notified.days !== null && notified.days <= mark;
+  sameEnd(notified.for, esim.expires_at) && notified.days !== null && notified.days <= mark;
 
 /**
  * The mark to announce now (record 0236), or null: the nearest mark reached by `now` whose instant is later
