@@ -16,7 +16,7 @@ const SPEC_EVENT_TYPES = [
 ];
 
 /** Added since the specification (record 0258), after its nine. */
-const ADDED_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed', 'balance.low', 'esim.topped_up'];
+const ADDED_EVENT_TYPES = ['refund.created', 'refund.succeeded', 'refund.failed', 'balance.low', 'esim.topped_up', 'esim.expiring'];
 
 const refund = {
   object: 'refund',
@@ -77,6 +77,7 @@ const SAMPLE_DATA: Record<EventType, unknown> = {
       created_at: 1_795_000_000,
     },
   },
+  'esim.expiring': { object: esim, days_left: 1 },
 };
 
 describe('event catalogue', () => {
@@ -103,6 +104,11 @@ describe('event catalogue', () => {
       expect(EVENT_CATALOGUE['esim.usage.threshold'].data.safeParse({ ...sample, threshold_percent }).success).toBe(true);
     }
     expect(EVENT_CATALOGUE['esim.usage.threshold'].data.safeParse({ ...sample, threshold_percent: 90 }).success).toBe(false);
+  });
+
+  it('esim.expiring marks 3 and 1 days before expires_at only', () => {
+    for (const days_left of [3, 1]) expect(EVENT_CATALOGUE['esim.expiring'].data.safeParse({ object: esim, days_left }).success).toBe(true);
+    for (const days_left of [2, 7, 0]) expect(EVENT_CATALOGUE['esim.expiring'].data.safeParse({ object: esim, days_left }).success).toBe(false);
   });
 
   it('rejects a data shape that does not belong to the type', () => {

@@ -43,6 +43,8 @@ const COUNTERS_AND_GAUGES = [
   'connectivity_supplier_reports_total',
   'connectivity_supplier_purchases_total',
   'connectivity_supplier_orphan_orders_total',
+  'connectivity_supplier_notices_total',
+  'connectivity_supplier_stated_balance',
   'connectivity_refunds_total',
 ];
 const HISTOGRAMS = [

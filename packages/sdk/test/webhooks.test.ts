@@ -95,6 +95,7 @@ describe('verifyWebhook', () => {
           | 'refund.failed'
           | 'balance.low'
           | 'esim.topped_up'
+          | 'esim.expiring'
           | UnknownEventType
         >();
     }

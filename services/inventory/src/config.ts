@@ -13,8 +13,10 @@ export const configSchema = serviceConfigSchema(8082).extend({
   CATALOGUE_TIMEOUT_MS: positiveInt(15_000),
   /** How often the expiry sweeper looks for eSIMs past their validity. */
   SWEEPER_INTERVAL_MS: positiveInt(15_000),
-  /** eSIMs the expiry sweeper moves per transaction. */
+  /** eSIMs the expiry sweeper moves, and the expiring notifier sends `esim.expiring` for, per transaction. */
   SWEEPER_BATCH_SIZE: positiveInt(200),
+  /** How often the worker looks for eSIMs 3 days or 1 day before `expires_at` to send `esim.expiring` (record 0236); it uses `SWEEPER_BATCH_SIZE`. */
+  EXPIRING_NOTIFIER_INTERVAL_MS: positiveInt(60_000),
   /** How often the worker looks for supplier profiles of unrecorded orders to release. */
   RELEASE_POLL_INTERVAL_MS: positiveInt(5_000),
   /** First retry delay of a failed release (doubling each time), and the longest. */

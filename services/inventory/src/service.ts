@@ -14,6 +14,7 @@ import { loadConfig, type Config } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
+import { startExpiringNotifier } from './workers/expiring-notifier.ts';
 import { startPurchaseIntentWorker } from './workers/purchase-intent-worker.ts';
 import { startReconciliationWorker } from './workers/reconciliation-worker.ts';
 import { startRefundWorker } from './workers/refund-worker.ts';
@@ -35,9 +36,9 @@ export function createContext(runtime: ServiceRuntime, config: Config): Inventor
 
 /**
  * inventory: the eSIM routes and the ledger; in the background its outbox relay, expiry sweeper,
- * supplier releases, the live life cycle from the supplier (callback inbox, reconciliation), abandoned
- * live purchases, refunds the vendor reviews, the audit of the vendor's orders, the test data sweep
- * and idempotency purge.
+ * `esim.expiring` notices, supplier releases, the live life cycle from the supplier (callback inbox,
+ * reconciliation), abandoned live purchases, refunds the vendor reviews, the audit of the vendor's
+ * orders, the test data sweep and idempotency purge.
  */
 export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
   name: 'inventory',
@@ -60,6 +61,11 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
           batchSize: config.SWEEPER_BATCH_SIZE,
           refundCheckAfterMs: config.REFUND_CHECK_AFTER_MS,
         }),
+    },
+    {
+      name: 'expiring notifier',
+      start: ({ db, config, logger }) =>
+        startExpiringNotifier({ knex: db.knex, logger, intervalMs: config.EXPIRING_NOTIFIER_INTERVAL_MS, batchSize: config.SWEEPER_BATCH_SIZE }),
     },
     {
       name: 'supplier releases',

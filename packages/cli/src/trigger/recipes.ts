@@ -94,6 +94,25 @@ async function lowBalance(sandbox: Sandbox): Promise<EventMatch> {
 }
 
 /**
+ * `esim.expiring`: a test clock, one eSIM bought on it (a bundle of more than a day counted from purchase),
+ * and the clock advanced to one day before its `expires_at` (the 1-day mark, record 0236); the test data
+ * sweep removes the clock later.
+ */
+async function expiringEsim(sandbox: Sandbox): Promise<EventMatch> {
+  const bundles = (await sandbox.api.bundles.list({ limit: 100 })).data;
+  const bundle = bundles.find((b) => b.validity_start === 'purchase' && (b.duration_days ?? 0) > 1);
+  if (!bundle) throw new CliError('The sandbox catalogue has no bundle of more than a day counted from purchase.');
+  const clock = await sandbox.api.testClocks.create({ name: 'trigger esim.expiring' });
+  const order = await sandbox.api.esims.create({ bundle: bundle.name, quantity: 1, test_clock: clock.id });
+  const esim = order.esims[0];
+  if (!esim?.expires_at) throw new CliError(`Order ${order.id} holds no eSIM with an expires_at.`);
+  sandbox.out.log(`  bought ${esim.id} (bundle ${bundle.name}) on test clock ${clock.id}`);
+  await sandbox.api.testClocks.advance(clock.id, { frozen_time: esim.expires_at - 86_400 });
+  sandbox.out.log(`  advanced ${clock.id} to one day before ${esim.id} expires`);
+  return about(esim.id);
+}
+
+/**
  * One recipe per event type of the catalogue: the calls that make the sandbox emit it. Typed
  * against the catalogue, so a new event type does not compile until it has a recipe.
  */
@@ -161,5 +180,9 @@ export const TRIGGER_RECIPES = {
       s.out.log(`  topped ${esim.id} up with ${offer.name} (${topup.id})`);
       return about(esim.id);
     },
+  },
+  'esim.expiring': {
+    how: 'buys one eSIM on a new test clock and advances the clock to one day before it expires (the 1-day mark)',
+    run: expiringEsim,
   },
 } as const satisfies Record<EventType, Recipe>;

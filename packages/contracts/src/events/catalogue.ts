@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   apiKeyEventDataSchema,
   balanceLowEventDataSchema,
+  esimExpiringEventDataSchema,
   esimReleasedEventDataSchema,
   esimStateEventDataSchema,
   esimToppedUpEventDataSchema,
@@ -72,6 +73,12 @@ export const EVENT_CATALOGUE = {
       'A bundle was added to the eSIM (POST /v1/esim/{id}/topups): more data, a later `expires_at`. An eSIM revived from ' +
       '`expired` is already back in its earlier state here; the event of that state follows.',
     data: esimToppedUpEventDataSchema,
+  },
+  'esim.expiring': {
+    description:
+      'The eSIM’s validity ends soon: `expires_at` is 3 days away, then 1 day (`days_left`), once per mark; again after a ' +
+      'top-up moves `expires_at` and the new end comes near. Never for an expired eSIM.',
+    data: esimExpiringEventDataSchema,
   },
 } as const satisfies Record<EventType, EventDefinition>;
 

@@ -4,7 +4,7 @@ import { apiKeySchema } from '../schemas/api-key.ts';
 import { balanceSchema } from '../schemas/balance.ts';
 import { refundSchema } from '../schemas/refund.ts';
 import { topupSchema } from '../schemas/topup.ts';
-import { ESIM_STATES, USAGE_THRESHOLDS } from '../schemas/enums.ts';
+import { ESIM_STATES, EXPIRING_MARKS, USAGE_THRESHOLDS } from '../schemas/enums.ts';
 import { appleInstallUrl, esimSchema } from '../schemas/esim.ts';
 import { titled } from '../schemas/titled.ts';
 
@@ -85,6 +85,22 @@ export const esimToppedUpEventDataSchema = titled(
   }),
 );
 
+const [threeDays, oneDay] = EXPIRING_MARKS;
+
+/**
+ * esim.expiring: the eSIM as it is (its `expires_at` the end announced) and the mark reached: 3 or 1 days
+ * before `expires_at` (record 0236).
+ */
+export const esimExpiringEventDataSchema = titled(
+  'EsimExpiringEventData',
+  z.object({
+    object: eventEsimSchema,
+    days_left: openApiOverride(z.union([z.literal(threeDays), z.literal(oneDay)]), { type: 'integer' }).describe(
+      'The mark reached: `expires_at` is this many days away (3, then 1).',
+    ),
+  }),
+);
+
 export type EsimStateEventData = z.infer<typeof esimStateEventDataSchema>;
 export type EsimReleasedEventData = z.infer<typeof esimReleasedEventDataSchema>;
 export type EsimUsageThresholdEventData = z.infer<typeof esimUsageThresholdEventDataSchema>;
@@ -92,3 +108,4 @@ export type ApiKeyEventData = z.infer<typeof apiKeyEventDataSchema>;
 export type RefundEventData = z.infer<typeof refundEventDataSchema>;
 export type BalanceLowEventData = z.infer<typeof balanceLowEventDataSchema>;
 export type EsimToppedUpEventData = z.infer<typeof esimToppedUpEventDataSchema>;
+export type EsimExpiringEventData = z.infer<typeof esimExpiringEventDataSchema>;

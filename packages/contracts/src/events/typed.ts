@@ -23,6 +23,7 @@ export const typedEventSchema = z.discriminatedUnion('type', [
   typedEnvelope('refund.failed'),
   typedEnvelope('balance.low'),
   typedEnvelope('esim.topped_up'),
+  typedEnvelope('esim.expiring'),
 ]);
 export type TypedEvent = z.infer<typeof typedEventSchema>;
 export type TypedEventOf<T extends EventType> = Extract<TypedEvent, { type: T }>;

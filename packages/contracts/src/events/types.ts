@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'refund.failed',
   'balance.low',
   'esim.topped_up',
+  'esim.expiring',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

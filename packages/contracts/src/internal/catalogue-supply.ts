@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { admits } from './callers.ts';
 import { errorResponses } from '../routes/operation.ts';
-import { ESIM_STATES, EXPIRED_REASONS } from '../schemas/enums.ts';
+import { ESIM_STATES, EXPIRED_REASONS, EXPIRING_MARKS } from '../schemas/enums.ts';
 import { bundleNameSchema, iccidSchema, unixSeconds } from '../schemas/primitives.ts';
 import { internalHeadersSchema, internalSystemHeadersSchema } from './headers.ts';
 
@@ -46,6 +46,10 @@ export const profileReportSchema = z.object({
   recheck_after_seconds: z.number().int().min(0).optional(),
   /** When the supplier observed this (unix seconds): reports older than what inventory holds change nothing. */
   observed_at: unixSeconds,
+  /** The supplier sends its own notices before the validity ends (Airalo): `esim.expiring` comes from them, not our clock (record 0236). */
+  vendor_notices_expiry: z.boolean().optional(),
+  /** The report is the supplier's notice that the validity ends in this many days (Airalo's `3days`/`1days`, record 0236). */
+  expiring_days_left: z.union([z.literal(EXPIRING_MARKS[0]), z.literal(EXPIRING_MARKS[1])]).optional(),
 });
 export type ProfileReport = z.infer<typeof profileReportSchema>;
 

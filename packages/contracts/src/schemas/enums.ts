@@ -76,6 +76,10 @@ export const API_KEY_STATUSES = ['active', 'revoked'] as const;
 export const USAGE_THRESHOLDS = [50, 80, 100] as const;
 export type UsageThreshold = (typeof USAGE_THRESHOLDS)[number];
 
+/** The marks of `esim.expiring`: days before `expires_at`, farthest first (record 0236). */
+export const EXPIRING_MARKS = [3, 1] as const;
+export type ExpiringMark = (typeof EXPIRING_MARKS)[number];
+
 /**
  * A bundle on an eSIM (GET /v1/esim/{id}/bundles, record 0241): `queued` (bought, waiting for the one
  * before it to end), `active` (the one in use), `depleted` (its data used up), `expired` (its validity ended).

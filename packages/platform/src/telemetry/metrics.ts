@@ -28,11 +28,14 @@ interface Instruments {
   supplierReports: Counter;
   supplierPurchases: Counter;
   supplierOrphanOrders: Counter;
+  supplierNotices: Counter;
   refunds: Counter;
 }
 
 /** The breaker state of each live supplier adapter, read when metrics are collected (1 open, 0 closed). */
 const supplierBreakers = new Map<string, number>();
+/** The balance each live supplier last stated in a notice (record 0237), read when metrics are collected. */
+const supplierStatedBalances = new Map<string, number>();
 
 let made: { provider: MeterProvider; meter: Meter; instruments: Instruments } | undefined;
 
@@ -80,12 +83,22 @@ function current(): { meter: Meter; instruments: Instruments } {
     supplierOrphanOrders: meter.createCounter('connectivity.supplier.orphan_orders_total', {
       description: 'Vendor orders that matched no order of ours, found by the audit and released.',
     }),
+    supplierNotices: meter.createCounter('connectivity.supplier.notices_total', {
+      description: 'Balance and credit-limit notices a live supplier sent about our account with it, by vendor and kind (record 0237).',
+    }),
     refunds: meter.createCounter('connectivity.refunds_total', { description: 'Refunds of cancelled live eSIMs, by status reached.' }),
   };
   meter
     .createObservableGauge('connectivity.supplier.breaker_open', { description: 'Whether the circuit to a live supplier is open (1) or closed (0).' })
     .addCallback((result) => {
       for (const [vendor, open] of supplierBreakers) result.observe(open, { vendor });
+    });
+  meter
+    .createObservableGauge('connectivity.supplier.stated_balance', {
+      description: 'The balance of our account (USD) a live supplier stated in its last notice that stated one (record 0237).',
+    })
+    .addCallback((result) => {
+      for (const [vendor, balance] of supplierStatedBalances) result.observe(balance, { vendor });
     });
   made = { provider, meter, instruments };
   return made;
@@ -120,6 +133,18 @@ export const domainMetrics = {
   supplierOrphanOrder: (vendor: string) => add((i) => i.supplierOrphanOrders, { vendor }),
   /** A refund reached `status` (created as pending, succeeded, failed; record 0158). */
   refund: (status: 'pending' | 'succeeded' | 'failed') => add((i) => i.refunds, { status }),
+  /**
+   * A supplier's notice about our account with it (record 0237): `kind` is `credit_limit` (Airalo),
+   * `low_balance` or `insufficient_balance` (eSIM Go); `balance` the balance it stated, when it states one.
+   */
+  supplierNotice: (vendor: string, kind: string, balance: number | null) => {
+    add((i) => i.supplierNotices, { vendor, kind });
+    if (balance !== null) supplierStatedBalances.set(vendor, balance);
+  },
+  /** The notice series of a vendor start at 0, so that an alert on their increase sees the first notice. */
+  supplierNoticesExpected: (vendor: string, kinds: readonly string[]) => {
+    for (const kind of kinds) add((i) => i.supplierNotices, { vendor, kind }, 0);
+  },
   supplierBreaker: (vendor: string, state: 'open' | 'closed') => {
     current();
     supplierBreakers.set(vendor, state === 'open' ? 1 : 0);

@@ -22,16 +22,23 @@ export interface SupplierColumns {
   supplier_checked_at?: string | number | null;
   supplier_observed_at?: string | number | null;
   supplier_next_check_at?: string | number | null;
+  // `esim.expiring`'s memory (see `db/expiring-repository.ts`).
+  expiring_notified_for?: string | number | null;
+  expiring_notified_days?: number | null;
+  vendor_notices_expiry?: boolean;
 }
 
 const num = (value: string | number): number => Number(value);
 const numOrNull = (value: string | number | null): number | null => (value === null ? null : Number(value));
 
-// The supplier's bookkeeping columns (reconciliation) are not part of the record.
+// The supplier's bookkeeping columns (reconciliation) and `esim.expiring`'s memory are not part of the record.
 export const esimFromRow = ({
   supplier_checked_at: _checked,
   supplier_observed_at: _observed,
   supplier_next_check_at: _next,
+  expiring_notified_for: _notifiedFor,
+  expiring_notified_days: _notifiedDays,
+  vendor_notices_expiry: _vendorNotices,
   ...row
 }: EsimRow & SupplierColumns): EsimRecord => ({
   ...row,

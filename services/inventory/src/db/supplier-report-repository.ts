@@ -3,7 +3,8 @@ import { profileReportSchema, type ProfileReport, type SupplierVendor } from '@c
 import { claimDue } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { EsimRecord } from '../domain/esim.ts';
-import { esimFromRow, type EsimRow, type SupplierColumns } from './esim-repository.ts';
+import type { ExpiringNotified } from '../domain/expiring.ts';
+import { expiringOf, type ExpiringRow } from './expiring-repository.ts';
 import { SCHEMA } from './schema.ts';
 
 /** The work signal of the report inbox: raised after a commit that stored reports. */
@@ -84,11 +85,14 @@ export async function markReportsApplied(trx: Knex.Transaction, ids: readonly st
   if (ids.length > 0) await reports(trx).whereIn('id', ids).update({ applied_at: nowMs });
 }
 
-/** A live eSIM under its row lock, with the time of the newest supplier report applied to it. */
-export async function lockEsimForReport(trx: Knex.Transaction, iccid: string): Promise<{ esim: EsimRecord; observedAt: number | null } | undefined> {
-  const row = (await esims(trx).select('*').where('iccid', iccid).forUpdate().first()) as (EsimRow & SupplierColumns) | undefined;
+/** A live eSIM under its row lock, with the time of the newest supplier report applied to it and its last `esim.expiring`. */
+export async function lockEsimForReport(
+  trx: Knex.Transaction,
+  iccid: string,
+): Promise<{ esim: EsimRecord; observedAt: number | null; notified: ExpiringNotified } | undefined> {
+  const row = (await esims(trx).select('*').where('iccid', iccid).forUpdate().first()) as ExpiringRow | undefined;
   if (!row) return undefined;
-  return { esim: esimFromRow(row), observedAt: row.supplier_observed_at == null ? null : Number(row.supplier_observed_at) };
+  return { ...expiringOf(row), observedAt: row.supplier_observed_at == null ? null : Number(row.supplier_observed_at) };
 }
 
 /** Writes what a report changed on the locked eSIM, and the supplier time it was observed at. */

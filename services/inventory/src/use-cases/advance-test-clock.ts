@@ -4,6 +4,8 @@ import type { Caller, IdempotencyClaim, Logger } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { expireEsim } from '../db/esim-events.ts';
 import { lockEsimsDueOnClock } from '../db/esim-repository.ts';
+import { expiringOf, lockEsimsExpiringOnClock, notifyExpiring } from '../db/expiring-repository.ts';
+import { dueExpiringMark, markInstant } from '../domain/expiring.ts';
 import { findOwnedTestClock, releaseClockAdvance, updateTestClockRow } from '../db/test-clock-repository.ts';
 import {
   ADVANCE_LEASE_MS,
@@ -69,7 +71,9 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
         // Deleted meanwhile: the delete stands and the advance goes no further.
         if (!clock) throw testClockNotFound();
         if (clock.advance_token !== token) throw takenOver();
-        const count = await expireDueEsims(trx, clock, target, batch);
+        // The `esim.expiring` notices the clock passes first (record 0236), then the expiries, in one batch.
+        const notices = await noticeExpiringEsims(trx, clock, target, batch);
+        const count = notices < batch ? notices + (await expireDueEsims(trx, clock, target, batch - notices)) : notices;
         if (count === batch) {
           // More may be due: this batch commits, the advance keeps the clock for the next one.
           await updateTestClockRow(trx, clock.id, { advance_lease_until: now().getTime() + ADVANCE_LEASE_MS });
@@ -91,6 +95,21 @@ export async function advanceTestClock(deps: AdvanceTestClockDeps, caller: Calle
     await giveBack(deps, id, token);
     throw error;
   }
+}
+
+/**
+ * Up to `limit` eSIMs of the clock that the advance to `target` brings near their end (record 0236): each
+ * gets `esim.expiring` for the nearest mark it reaches, dated at that mark (never in the clock's past).
+ * Those that expire by `target` get none: `expireDueEsims` ends them.
+ */
+async function noticeExpiringEsims(trx: Knex.Transaction, clock: TestClockRecord, target: number, limit: number): Promise<number> {
+  const rows = await lockEsimsExpiringOnClock(trx, clock.id, target, limit);
+  for (const { esim, notified } of rows.map(expiringOf)) {
+    const mark = dueExpiringMark(esim, notified, target);
+    if (mark === null || esim.expires_at === null) continue;
+    await notifyExpiring(trx, esim, mark, clockInstant(Math.max(markInstant(esim.expires_at, mark), clock.frozen_time)));
+  }
+  return rows.length;
 }
 
 /** Up to `limit` eSIMs of the clock that expire by `target`: expired at their own `expires_at`, with their events dated then. */

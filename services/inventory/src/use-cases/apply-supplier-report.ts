@@ -1,7 +1,9 @@
 import type { ProfileReport } from '@connectivity/contracts';
 import type { Knex } from 'knex';
 import { expireEsim, recordEsimEvents } from '../db/esim-events.ts';
+import { markVendorNoticesExpiry, notifyExpiring } from '../db/expiring-repository.ts';
 import { lockEsimForReport, writeReportOutcome } from '../db/supplier-report-repository.ts';
+import { vendorExpiringMark } from '../domain/expiring.ts';
 import { planSupplierReport, type ReportIgnored } from '../domain/supplier-report.ts';
 
 /** What a report did: moved or changed the eSIM, said nothing new, named no eSIM of ours, or was ignored. */
@@ -12,7 +14,8 @@ export type ReportOutcome = 'applied' | 'unchanged' | 'unknown' | ReportIgnored;
  * is locked, the pure plan (`planSupplierReport`) decides from what the row holds now, and the
  * changes and their events (outbox) commit together. A callback and reconciliation that report
  * the same thing therefore take turns on the lock, and the second finds nothing new: each event
- * is written once. An ICCID we never sold is ignored.
+ * is written once. An ICCID we never sold is ignored. A supplier's notice that the validity ends soon
+ * (Airalo's) becomes `esim.expiring` once per mark, after the report's own events.
  */
 export async function applyReportIn(trx: Knex.Transaction, report: ProfileReport, at: Date): Promise<ReportOutcome> {
   const found = await lockEsimForReport(trx, report.iccid);
@@ -21,7 +24,11 @@ export async function applyReportIn(trx: Knex.Transaction, report: ProfileReport
   if (plan.ignored) return plan.ignored;
   if (plan.changed || plan.observedAt !== found.observedAt) await writeReportOutcome(trx, plan.esim, plan.observedAt);
   await recordEsimEvents(trx, plan.changes, at);
-  return plan.changed ? 'applied' : 'unchanged';
+  // A supplier with notices of its own (Airalo) is left to them; its `3days`/`1days` notice is the event (record 0236).
+  if (report.vendor_notices_expiry) await markVendorNoticesExpiry(trx, plan.esim.id);
+  const mark = report.expiring_days_left === undefined ? null : vendorExpiringMark(plan.esim, found.notified, report.expiring_days_left);
+  if (mark !== null) await notifyExpiring(trx, plan.esim, mark, at);
+  return plan.changed || mark !== null ? 'applied' : 'unchanged';
 }
 
 /** `applyReportIn` in a transaction of its own (reconciliation: one eSIM at a time). */

@@ -76,4 +76,8 @@ export const EVENT_EXAMPLES: { [T in EventType]: TypedEventOf<T> } = {
     previous_state: 'active',
     topup: topupExample,
   }),
+  'esim.expiring': envelope('esim.expiring', 'evt_01m7q5e2b9v4k7ht3q6yd8wz1c', esimExample.expires_at! - 3 * 86_400, {
+    object: moved('active', 3_600),
+    days_left: 3,
+  }),
 };

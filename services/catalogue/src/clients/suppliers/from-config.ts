@@ -4,6 +4,7 @@ import { createAiraloSupplier } from './airalo/adapter.ts';
 import { createEsimGoSupplier } from './esim-go/adapter.ts';
 import type { Supplier } from './port.ts';
 import { unconfiguredSupplier } from './unconfigured.ts';
+import { expectVendorNotices } from './vendor-notices.ts';
 
 /** The live supplier adapter `LIVE_SUPPLIER` names, or the unconfigured one. */
 export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier {
@@ -20,6 +21,7 @@ export function liveSupplierFromConfig(config: Config, logger: Logger): Supplier
     tenantShare: config.SUPPLIER_ACCOUNT_SHARE_PERCENT / 100,
     logger,
   };
+  if (config.LIVE_SUPPLIER) expectVendorNotices(config.LIVE_SUPPLIER);
   switch (config.LIVE_SUPPLIER) {
     case 'airalo':
       return createAiraloSupplier({

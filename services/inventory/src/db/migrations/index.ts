@@ -13,6 +13,7 @@ import * as testDataQuotas from './0013_test_data_quotas.ts';
 import * as validityStart from './0014_validity_start.ts';
 import * as topups from './0015_topups.ts';
 import * as topupIntents from './0016_topup_intents.ts';
+import * as expiringNotices from './0017_expiring_notices.ts';
 import * as topupIntentOffers from './0018_topup_intent_offers.ts';
 import { SCHEMA } from '../schema.ts';
 
@@ -35,6 +36,7 @@ export const migrations: MigrationSet = {
     '0014_validity_start': validityStart,
     '0015_topups': topups,
     '0016_topup_intents': topupIntents,
+    '0017_expiring_notices': expiringNotices,
     '0018_topup_intent_offers': topupIntentOffers,
   },
 };

@@ -96,6 +96,12 @@ export const lowDataWebhookSchema = z.object({
   remaining_percentage: z.coerce.number().optional(),
 });
 
+/** The credit-limit webhook (webhook definition page): what was passed, and the credit remaining (USD). */
+export const creditLimitWebhookSchema = z.object({
+  message: z.string(),
+  remaining: z.coerce.number(),
+});
+
 /** Airalo's validation answer (422): the failing fields in `data`. */
 export const validationErrorSchema = z.object({ data: z.record(z.string(), z.unknown()) });
 

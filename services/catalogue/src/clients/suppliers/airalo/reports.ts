@@ -14,7 +14,8 @@ export function airaloReport(iccid: string, usage: AiraloUsage, observedAt: numb
   const used =
     unlimited || usage.remaining === null || usage.remaining === undefined ? null : Math.max(0, Math.round(((usage.total ?? 0) - usage.remaining) * AIRALO_MB));
   const expiresAt = airaloTime(usage.expired_at) ?? null;
-  const base = { iccid, data_limit_bytes: limit, observed_at: observedAt };
+  // Airalo sends its own `3days`/`1days` notices: inventory's clock sends no `esim.expiring` for its eSIMs (record 0236).
+  const base = { iccid, data_limit_bytes: limit, observed_at: observedAt, vendor_notices_expiry: true };
   switch (usage.status) {
     case 'ACTIVE':
       return { ...base, state: 'active', expired_reason: null, data_used_bytes: used, expires_at: expiresAt };

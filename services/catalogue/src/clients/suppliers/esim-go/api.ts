@@ -100,6 +100,22 @@ export const callbackSchema = z.object({
     .optional(),
 });
 
+/**
+ * The balance notification (notifications page, "Balance Notification"): `LowBalance` at the
+ * organisation's alert threshold and at 75, 50 and 10 % of it, `InsufficientBalance` when a purchase was
+ * refused for want of credit; `balanceInfo.balance` is the balance left ($).
+ */
+export const balanceCallbackSchema = z.object({
+  alertType: z.enum(['LowBalance', 'InsufficientBalance']),
+  balanceInfo: z
+    .object({
+      balance: z.coerce.number().optional(),
+      threshold: z.coerce.number().optional(),
+      thresholdPercentRemaining: z.coerce.number().optional(),
+    })
+    .optional(),
+});
+
 /** eSIM Go's one error body. */
 export const errorBodySchema = z.object({ message: z.string() });
 
