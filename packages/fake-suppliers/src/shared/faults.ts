@@ -9,7 +9,12 @@ export type Fault =
    * The request is done at once (a purchase is made and counted) and only its answer waits: the
    * window where the vendor has acted and the caller does not know it yet.
    */
-  | { kind: 'late'; delayMs: number }
+  | {
+      kind: 'late';
+      delayMs: number;
+      /** Only requests to this path (as sent, e.g. `/v2/orders/topups`): a vendor slow at one operation. Every request when absent. */
+      path?: string;
+    }
   | { kind: 'status'; status: 429 | 500 | 502 | 503 | 504; count?: number }
   /**
    * eSIM Go only (its documented 503 "Processing", `Retry-After` seconds): a valid transaction
@@ -27,6 +32,8 @@ export interface FaultState {
   delayMs: number;
   /** How long each answer is held after the request was done (the `late` fault). */
   lateMs: number;
+  /** The one path the `late` fault holds answers of; every path when absent. */
+  latePath?: string;
   status?: { status: number; remaining: number };
   processing?: ProcessingFault & { remaining: number };
 }
@@ -57,7 +64,7 @@ export function takeProcessing(state: FaultState): ProcessingFault | undefined {
  */
 export function faultMiddleware(state: FaultState, timers: Timers, answer: (status: number, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (state.lateMs > 0) holdAnswer(res, state.lateMs);
+    if (state.lateMs > 0 && (state.latePath === undefined || req.originalUrl.split('?')[0] === state.latePath)) holdAnswer(res, state.lateMs);
     const proceed = () => {
       const injected = state.status;
       if (injected && injected.remaining > 0) {
