@@ -168,4 +168,19 @@ describe('Airalo fake: top-ups', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(590);
     await fake.control.clearFaults();
   });
+
+  it('fails one operation when told: a 503 to the top-up order, nothing bought; other calls answered', async () => {
+    const accessToken = await token();
+    const [iccid] = (await order(accessToken, 'change-7days-1gb', 1)).sims.map((s) => s.iccid);
+    await fake.control.fault({ kind: 'status', status: 503, count: 1, path: '/v2/orders/topups' });
+    expect((await call(`/sims/${iccid}/topups`, { token: accessToken })).status).toBe(200);
+    const failed = await call('/orders/topups', {
+      method: 'POST',
+      token: accessToken,
+      json: { package_id: 'change-7days-1gb-topup', iccid, description: 'top_503' },
+    });
+    expect(failed.status).toBe(503);
+    expect(fake.control.counters().purchases).toBe(1);
+    expect(fake.control.state().orders.filter((o) => o.description === 'top_503')).toEqual([]);
+  });
 });

@@ -32,7 +32,7 @@ export function commonControl({ listener, faults, recorder, limiter, sender }: C
       else if (fault.kind === 'late') {
         faults.lateMs = fault.delayMs;
         faults.latePath = fault.path;
-      } else if (fault.kind === 'status') faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
+      } else if (fault.kind === 'status') faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY, path: fault.path };
       else if (fault.kind === 'processing') faults.processing = processingFault(fault);
       // A fault set over HTTP can name anything; one the fake does not know must not pass for set.
       else throw new Error(`unknown fault kind ${JSON.stringify((fault as { kind?: unknown }).kind)}`);

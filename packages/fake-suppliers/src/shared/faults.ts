@@ -15,7 +15,13 @@ export type Fault =
       /** Only requests to this path (as sent, e.g. `/v2/orders/topups`): a vendor slow at one operation. Every request when absent. */
       path?: string;
     }
-  | { kind: 'status'; status: 429 | 500 | 502 | 503 | 504; count?: number }
+  | {
+      kind: 'status';
+      status: 429 | 500 | 502 | 503 | 504;
+      count?: number;
+      /** Only requests to this path (as sent, e.g. `/v2/orders/topups`); every request when absent. */
+      path?: string;
+    }
   /**
    * eSIM Go only (its documented 503 "Processing", `Retry-After` seconds): a valid transaction
    * order is taken and answered 503, and made `completeAfterMs` later (0, the default: at once;
@@ -34,7 +40,7 @@ export interface FaultState {
   lateMs: number;
   /** The one path the `late` fault holds answers of; every path when absent. */
   latePath?: string;
-  status?: { status: number; remaining: number };
+  status?: { status: number; remaining: number; path?: string | undefined };
   processing?: ProcessingFault & { remaining: number };
 }
 
@@ -64,10 +70,11 @@ export function takeProcessing(state: FaultState): ProcessingFault | undefined {
  */
 export function faultMiddleware(state: FaultState, timers: Timers, answer: (status: number, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (state.lateMs > 0 && (state.latePath === undefined || req.originalUrl.split('?')[0] === state.latePath)) holdAnswer(res, state.lateMs);
+    const path = req.originalUrl.split('?')[0];
+    if (state.lateMs > 0 && (state.latePath === undefined || path === state.latePath)) holdAnswer(res, state.lateMs);
     const proceed = () => {
       const injected = state.status;
-      if (injected && injected.remaining > 0) {
+      if (injected && injected.remaining > 0 && (injected.path === undefined || injected.path === path)) {
         injected.remaining -= 1;
         if (injected.remaining === 0) state.status = undefined;
         answer(injected.status, res);
