@@ -170,3 +170,16 @@ export class SupplierError extends Error {
 }
 
 export const isSupplierError = (error: unknown): error is SupplierError => error instanceof SupplierError;
+
+/**
+ * What a purchase call that failed came to: in doubt (record 0159) when it may have reached the vendor
+ * and been acted on (sent, then a lost answer or a 5xx; the vendor's `Retry-After` kept), and the vendor
+ * says within `settleMs` whether it was made; undefined when nothing was bought.
+ */
+export function inDoubtAfter(
+  error: unknown,
+  settleMs: number,
+): { outcome: 'in_doubt'; retryAfterSeconds: number; settlesWithinSeconds: number; vendorRequestId: null } | undefined {
+  if (!isSupplierError(error) || error.failure !== 'unavailable' || !error.sent) return undefined;
+  return { outcome: 'in_doubt', retryAfterSeconds: error.retryAfterSeconds ?? 2, settlesWithinSeconds: Math.ceil(settleMs / 1000), vendorRequestId: null };
+}

@@ -1,4 +1,5 @@
-import { SupplierError, type TopupPlaced, type TopupPurchase, type VendorTopupOffer } from '../port.ts';
+import { inDoubtAfter, SupplierError, type TopupPlaced, type TopupPurchase, type VendorTopupOffer } from '../port.ts';
+import { withKnownIccid } from '../vendor-iccid.ts';
 import { centsOf, usableBundleName } from '../vendor-catalogue.ts';
 import { AIRALO_MB, topupOrderAnswerSchema, topupsAnswerSchema } from './api.ts';
 import { findOrderByReference } from './find.ts';
@@ -11,20 +12,6 @@ import { read, type AiraloSession } from './session.ts';
  * id: what finds it again when its answer was lost.
  */
 
-/** The eSIM's answer from Airalo, in whichever form of its ICCID Airalo knows (record 0131). */
-async function withAiraloIccid<T>(session: AiraloSession, iccid: string, work: (vendorIccid: string) => Promise<T>): Promise<T> {
-  for (const candidate of session.iccids.candidates(iccid)) {
-    try {
-      const result = await work(candidate);
-      session.iccids.fromVendor(candidate);
-      return result;
-    } catch (error) {
-      if (!(error instanceof SupplierError) || error.failure !== 'unknown') throw error;
-    }
-  }
-  throw new SupplierError('unknown', `airalo does not know eSIM ${iccid}`);
-}
-
 /**
  * The packages Airalo says can top the eSIM up, with their cost: `net_price` (net pricing), or `price`
  * less the account's discount (discount pricing, where `net_price` is null). A recycled eSIM (422, code
@@ -33,7 +20,7 @@ async function withAiraloIccid<T>(session: AiraloSession, iccid: string, work: (
 export async function airaloTopupOffers(session: AiraloSession, iccid: string): Promise<VendorTopupOffer[]> {
   let answer;
   try {
-    answer = await withAiraloIccid(session, iccid, (candidate) =>
+    answer = await withKnownIccid(session.iccids, 'airalo', iccid, (candidate) =>
       session.call({ operation: 'topup_offers', method: 'GET', path: `/sims/${encodeURIComponent(candidate)}/topups`, idempotent: true }),
     );
   } catch (error) {
@@ -74,14 +61,8 @@ export async function topUpAiralo(session: AiraloSession, input: { reference: st
       idempotent: false,
     });
   } catch (error) {
-    if (error instanceof SupplierError && error.failure === 'unavailable' && error.sent) {
-      return {
-        outcome: 'in_doubt',
-        retryAfterSeconds: error.retryAfterSeconds ?? 2,
-        settlesWithinSeconds: Math.ceil(session.options.orderSettleMs / 1000),
-        vendorRequestId: null,
-      };
-    }
+    const doubt = inDoubtAfter(error, session.options.orderSettleMs);
+    if (doubt) return doubt;
     throw error;
   }
   const order = read(topupOrderAnswerSchema, answer, 'airalo top-up order').data;
