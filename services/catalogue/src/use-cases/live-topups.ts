@@ -7,6 +7,7 @@ import { canTopUp } from '../domain/topup-offers.ts';
 import { retailPriceCents } from '../domain/pricing.ts';
 import { assertLiveOrdering, liveCatalogue, type CatalogueDeps } from './live-catalogue.ts';
 import { supplierErrors } from './supplier-errors.ts';
+import { checkVendorPrice, inDoubtOutcome } from './vendor-purchase.ts';
 
 type TopupSupplier = Supplier & Required<Pick<Supplier, 'topUp' | 'findTopup'>>;
 
@@ -87,22 +88,11 @@ export async function purchaseTopup(
   const counted = (outcome: string) => domainMetrics.supplierPurchase(supplier.vendor!, `topup_${outcome}`);
   return asTenant(caller.accountId, async () => {
     try {
-      if (supplier.quote) {
-        const cost = await supplier.quote(input.bundle, 1);
-        if (cost !== undefined && retail(cost) > input.price_cents) {
-          supplier.refreshCatalogue();
-          throw supplierErrors.priceChanged();
-        }
-      }
+      await checkVendorPrice(deps, supplier, { bundle: input.bundle, quantity: 1, price_cents: input.price_cents });
       const purchase = await supplier.topUp(input);
       if (purchase.outcome === 'in_doubt') {
         counted('in_doubt');
-        return {
-          outcome: 'in_doubt',
-          retry_after_seconds: Math.max(1, purchase.retryAfterSeconds),
-          settles_within_seconds: Math.max(1, purchase.settlesWithinSeconds),
-          vendor_request_id: purchase.vendorRequestId,
-        };
+        return inDoubtOutcome(purchase);
       }
       counted('bought');
       return { outcome: 'bought', retail_price_cents: purchase.unitCostCents === null ? null : retail(purchase.unitCostCents) };
