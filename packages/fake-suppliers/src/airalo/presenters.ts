@@ -10,7 +10,7 @@ const PACKAGE_CURRENCIES = ['USD', 'EUR', 'GBP', 'AUD', 'BRL', 'CAD', 'AED', 'IN
 
 const image = (slug: string) => ({ width: 132, height: 99, url: `https://cdn.airalo.example/images/${slug}.png` });
 
-export function installationHtml(operator: AiraloOperatorSpec, qr: boolean): string {
+function installationHtml(operator: AiraloOperatorSpec, qr: boolean): string {
   const coverage = operator.countries.map(countryName).join(', ');
   const how = qr
     ? '<li>Settings > Cellular/Mobile > Add Cellular/Mobile Plan.</li><li>Scan QR code.</li>'
@@ -146,17 +146,16 @@ function orderSummary(ctx: AiraloContext, order: AiraloOrder) {
   };
 }
 
-/** The answer of POST /v2/orders (and the async-order webhook's `data`). */
-export function createdOrderBody(ctx: AiraloContext, order: AiraloOrder) {
+/** An order as the calls that place it answer (POST /v2/orders, POST /v2/orders/topups), without eSIMs. */
+export function placedOrderBody(ctx: AiraloContext, order: AiraloOrder) {
   const { operator, pkg } = ctx.packages.get(order.package_id)!;
   return {
     id: order.id,
     code: order.code,
     currency: 'USD',
     package_id: order.package_id,
-    // AIR-7: the document types `quantity` a string here (its examples disagree with each other).
-    quantity: String(order.quantity),
-    type: 'sim',
+    quantity: order.quantity,
+    type: pkg.type,
     description: order.description,
     esim_type: 'Prepaid',
     validity: pkg.day,
@@ -171,6 +170,16 @@ export function createdOrderBody(ctx: AiraloContext, order: AiraloOrder) {
     text: null,
     voice: null,
     net_price: pkg.net_price,
+  };
+}
+
+/** The answer of POST /v2/orders (and the async-order webhook's `data`). */
+export function createdOrderBody(ctx: AiraloContext, order: AiraloOrder) {
+  const { operator } = ctx.packages.get(order.package_id)!;
+  return {
+    ...placedOrderBody(ctx, order),
+    // AIR-7: the document types `quantity` a string here (its examples disagree with each other).
+    quantity: String(order.quantity),
     brand_settings_name: order.brand_settings_name,
     sims: order.iccids.map((iccid) => {
       const sim = ctx.state.sims[iccid]!;

@@ -4,8 +4,8 @@ import { dataLabel, packageTitle, type AiraloPackageSpec } from './catalogue.ts'
 import type { AiraloContext } from './context.ts';
 import { businessError, invalidParameters, notFound } from './errors.ts';
 import { field, text } from './http.ts';
-import { installationHtml } from './presenters.ts';
-import type { AiraloOrder, AiraloSim } from './state.ts';
+import { placedOrderBody } from './presenters.ts';
+import type { AiraloSim } from './state.ts';
 import { applyTopup, topupOffers } from './topups.ts';
 
 /** The currencies of a top-up package's price lists, in the document's order. */
@@ -27,33 +27,6 @@ function topupPackageBody(pkg: AiraloPackageSpec) {
     text: 0,
     net_price: pkg.net_price,
     prices: { net_price: convert(pkg.net_price, TOPUP_CURRENCIES), recommended_retail_price: convert(pkg.price, TOPUP_CURRENCIES) },
-  };
-}
-
-/** The answer of POST /v2/orders/topups: the order, without eSIMs (the eSIM is the one named). */
-function topupOrderBody(ctx: AiraloContext, order: AiraloOrder) {
-  const { operator, pkg } = ctx.packages.get(order.package_id)!;
-  return {
-    id: order.id,
-    code: order.code,
-    package_id: order.package_id,
-    currency: 'USD',
-    quantity: order.quantity,
-    type: 'topup',
-    description: order.description,
-    esim_type: 'Prepaid',
-    validity: pkg.day,
-    package: `${operator.title}-${packageTitle(pkg)}`,
-    data: dataLabel(pkg),
-    price: pkg.price,
-    pricing_model: 'net_pricing',
-    text: null,
-    voice: null,
-    net_price: pkg.net_price,
-    created_at: order.created_at,
-    manual_installation: installationHtml(operator, false),
-    qrcode_installation: installationHtml(operator, true),
-    installation_guides: { en: 'https://www.airalo.com/help/getting-started-with-airalo' },
   };
 }
 
@@ -94,6 +67,7 @@ export function topupRoutes(ctx: AiraloContext, router: Router): void {
     const input = readTopup(ctx, req, res);
     if (!input) return;
     const order = applyTopup(ctx, input.sim, input.pkg, input.description);
-    res.json({ data: topupOrderBody(ctx, order), meta: { message: 'success' } });
+    // The order, without eSIMs (the eSIM is the one named).
+    res.json({ data: placedOrderBody(ctx, order), meta: { message: 'success' } });
   });
 }
