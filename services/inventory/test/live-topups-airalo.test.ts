@@ -2,12 +2,9 @@ import type { Bundle, Esim, EsimBundle, List, Topup } from '@connectivity/contra
 import { assertNoViolations, type AiraloFake } from '@connectivity/fake-suppliers';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
-import { startSupplierOrderAudit } from '../src/workers/supplier-order-audit.ts';
-import { idempotencyKey as key, liveTopupCalls, sleep } from './live-topup-calls.ts';
+import { auditVendorOrders, idempotencyKey as key, liveCalls, sleep } from './live-calls.ts';
 import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
-import { eventually, INTERNAL_TOKEN, type Caller } from './support.ts';
-import { createLogger } from '@connectivity/platform';
+import { eventually, type Caller } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
 
 /**
@@ -26,7 +23,7 @@ const GIB = 1024 * 1024 * 1024;
 
 describe('live top-ups at airalo', () => {
   let h: LiveHarness;
-  const calls = liveTopupCalls(() => h);
+  const calls = liveCalls(() => h);
   const { balanceOf, transactionsOf } = calls;
   const fake = () => h.fake as AiraloFake;
   const purchases = () => fake().control.counters().purchases;
@@ -188,15 +185,8 @@ describe('live top-ups at airalo', () => {
     const esim = await liveEsim(caller);
     const topup = await calls.topUp(caller, esim.id, TOPUP_BUNDLE);
     expect(topup.status, JSON.stringify(topup.body)).toBe(201);
-    const logger = createLogger({ name: 'live-topups-airalo-test', level: 'silent' });
-    const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
-    const audit = startSupplierOrderAudit({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, lookbackMs: 3_600_000, minAgeMs: 1 });
-    try {
-      await sleep(1_100);
-      await audit.runOnce();
-    } finally {
-      await audit.stop();
-    }
+    await sleep(1_100);
+    await auditVendorOrders(h);
     expect(await h.db.knex('inventory.supplier_releases').where('reason', 'like', 'orphan %')).toEqual([]);
     expect(((await calls.get(caller, `/v1/esim/${esim.id}`)).body as Esim).state).not.toBe('expired');
   });

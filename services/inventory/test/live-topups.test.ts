@@ -1,7 +1,7 @@
 import type { Bundle, Esim, List, Topup } from '@connectivity/contracts';
 import { assertNoViolations, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyKey as key, liveTopupCalls, sleep } from './live-topup-calls.ts';
+import { idempotencyKey as key, liveCalls, sleep } from './live-calls.ts';
 import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
 import { eventually, type Caller } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
@@ -18,7 +18,7 @@ const SLOW_MS = 1_500;
 describe('live top-ups at esim-go', () => {
   let h: LiveHarness;
   const bundle = VENDOR_BUNDLES['esim-go'];
-  const calls = liveTopupCalls(() => h);
+  const calls = liveCalls(() => h);
   const { balanceOf, transactionsOf } = calls;
   const purchases = () => h.fake.control.counters().purchases;
   let price = 0;

@@ -1,7 +1,9 @@
 import type { List } from '@connectivity/contracts';
-import { newId } from '@connectivity/platform';
+import { createLogger, newId } from '@connectivity/platform';
 import request from 'supertest';
 import { expect } from 'vitest';
+import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
+import { startSupplierOrderAudit } from '../src/workers/supplier-order-audit.ts';
 import type { LiveHarness } from './live-vendors.ts';
 import { INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
 
@@ -10,8 +12,8 @@ export const idempotencyKey = () => `idem-${newId('request')}`;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The calls the live top-up tests make of a harness (`h()` is read at each call): as the gateway forwards them. */
-export function liveTopupCalls(h: () => LiveHarness) {
+/** The calls the live money and top-up tests make of a harness (`h()` is read at each call): as the gateway forwards them. */
+export function liveCalls(h: () => LiveHarness) {
   const headersOf = (caller: Caller) => ({
     'x-internal-token': INTERNAL_TOKEN,
     'x-account-id': caller.accountId,
@@ -39,4 +41,17 @@ export function liveTopupCalls(h: () => LiveHarness) {
     transactionsOf: async (caller: Caller) =>
       ((await get(caller, '/v1/balance_transactions')).body as List<{ type: string; amount_cents: number; source: string | null }>).data,
   };
+}
+
+const logger = createLogger({ name: 'live-calls', level: 'silent' });
+
+/** One pass of the audit of the vendor's orders against ours (record 0161), over the last hour. */
+export async function auditVendorOrders(h: LiveHarness): Promise<void> {
+  const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
+  const audit = startSupplierOrderAudit({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, lookbackMs: 3_600_000, minAgeMs: 1 });
+  try {
+    await audit.runOnce();
+  } finally {
+    await audit.stop();
+  }
 }
