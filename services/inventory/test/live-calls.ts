@@ -1,11 +1,35 @@
-import type { List } from '@connectivity/contracts';
+import type { List, SupplierVendor } from '@connectivity/contracts';
 import { createLogger, newId } from '@connectivity/platform';
 import request from 'supertest';
 import { expect } from 'vitest';
 import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
 import { startSupplierOrderAudit } from '../src/workers/supplier-order-audit.ts';
-import type { LiveHarness } from './live-vendors.ts';
+import { startLiveInventory, type LiveHarness, type LiveOptions } from './live-vendors.ts';
 import { INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
+
+/** The vendor's window for a purchase in doubt, our timeout at the vendor, and a vendor slower than that (ms). */
+export const WINDOW_MS = 3_000;
+export const TIMEOUT_MS = 700;
+export const SLOW_MS = 1_500;
+
+/**
+ * inventory and catalogue over `vendor`'s fake with that timeout and window (the money and top-up tests),
+ * warmed by one order (catalogue, prices and token read once, so what a test's faults hit is the
+ * purchase), with that order's price.
+ */
+export async function startMoneyHarness(
+  vendor: SupplierVendor,
+  inventoryEnv: Record<string, string> = {},
+  options: LiveOptions = {},
+): Promise<{ harness: LiveHarness; price: number }> {
+  const harness = await startLiveInventory(
+    vendor,
+    { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS), ...inventoryEnv },
+    { ...options, catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS), ...options.catalogueEnv } },
+  );
+  const price = (await harness.buy(await harness.account(), 1)).price_cents;
+  return { harness, price };
+}
 
 /** A fresh Idempotency-Key. */
 export const idempotencyKey = () => `idem-${newId('request')}`;

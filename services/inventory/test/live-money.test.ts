@@ -1,8 +1,8 @@
 import { SUPPLIER_VENDORS, type Order } from '@connectivity/contracts';
 import { assertNoViolations, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { auditVendorOrders, idempotencyKey as key, liveCalls, sleep } from './live-calls.ts';
-import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
+import { auditVendorOrders, idempotencyKey as key, liveCalls, sleep, SLOW_MS, startMoneyHarness, WINDOW_MS } from './live-calls.ts';
+import { VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
 import { eventually } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
 
@@ -11,10 +11,6 @@ import { settleAbandonedIntents } from './unrecorded-purchase.ts';
  * vendor, one purchase per order whatever the vendor's speed, what nobody retried, vendor orders that
  * are not ours, a price that rose, an account that floods, and Airalo's async orders.
  */
-// The vendor's window for an order in doubt, and our timeout at the vendor, in milliseconds here.
-const WINDOW_MS = 3_000;
-const TIMEOUT_MS = 700;
-const SLOW_MS = 1_500;
 
 describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
   let h: LiveHarness;
@@ -29,16 +25,7 @@ describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
   const quietVendor = () => sleep(1_100);
 
   beforeAll(async () => {
-    h = await startLiveInventory(
-      vendor,
-      { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS) },
-      {
-        catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS) },
-        fake: vendor === 'esim-go' ? { refundsEnabled: true } : {},
-      },
-    );
-    // Warm: catalogue, prices and token are read once, so the purchase is what the faults below hit.
-    price = (await h.buy(await h.account(), 1)).price_cents;
+    ({ harness: h, price } = await startMoneyHarness(vendor, {}, { fake: vendor === 'esim-go' ? { refundsEnabled: true } : {} }));
   });
   afterAll(async () => {
     await h?.close();

@@ -2,8 +2,8 @@ import type { Bundle, Esim, EsimBundle, List, Topup } from '@connectivity/contra
 import { assertNoViolations, type AiraloFake } from '@connectivity/fake-suppliers';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { auditVendorOrders, idempotencyKey as key, liveCalls, sleep } from './live-calls.ts';
-import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
+import { auditVendorOrders, idempotencyKey as key, liveCalls, sleep, SLOW_MS, startMoneyHarness, WINDOW_MS } from './live-calls.ts';
+import { VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
 import { eventually, type Caller } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
 
@@ -13,9 +13,6 @@ import { settleAbandonedIntents } from './unrecorded-purchase.ts';
  * carrying the top-up's id as its description (what finds it again when its answer was lost), never
  * bought twice however slow Airalo is. Every request our adapter sent is checked against the document.
  */
-const WINDOW_MS = 3_000;
-const TIMEOUT_MS = 700;
-const SLOW_MS = 1_500;
 const TOPUP_BUNDLE = 'change-7days-1gb-topup';
 const TOPUP_PATH = '/v2/orders/topups';
 /** Airalo's gigabyte (record 0231): 1024 MB of 1024 x 1024 bytes. */
@@ -39,12 +36,7 @@ describe('live top-ups at airalo', () => {
   let price = 0;
 
   beforeAll(async () => {
-    h = await startLiveInventory(
-      'airalo',
-      { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS), SUPPLIER_RECONCILE_INTERVAL_MS: '500' },
-      { catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS) } },
-    );
-    price = (await h.buy(await h.account(), 1)).price_cents;
+    ({ harness: h, price } = await startMoneyHarness('airalo', { SUPPLIER_RECONCILE_INTERVAL_MS: '500' }));
   });
   afterAll(async () => {
     await h?.close();

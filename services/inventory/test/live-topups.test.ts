@@ -1,8 +1,8 @@
 import type { Bundle, Esim, List, Topup } from '@connectivity/contracts';
 import { assertNoViolations, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyKey as key, liveCalls, sleep } from './live-calls.ts';
-import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
+import { idempotencyKey as key, liveCalls, sleep, SLOW_MS, startMoneyHarness, WINDOW_MS } from './live-calls.ts';
+import { VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
 import { eventually, type Caller } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
 
@@ -11,9 +11,6 @@ import { settleAbandonedIntents } from './unrecorded-purchase.ts';
  * one purchase under a hold taken before the vendor is asked, in doubt never bought twice, a vendor that
  * is down. Airalo's are in live-topups-airalo.test.ts (record 0248).
  */
-const WINDOW_MS = 3_000;
-const TIMEOUT_MS = 700;
-const SLOW_MS = 1_500;
 
 describe('live top-ups at esim-go', () => {
   let h: LiveHarness;
@@ -24,12 +21,7 @@ describe('live top-ups at esim-go', () => {
   let price = 0;
 
   beforeAll(async () => {
-    h = await startLiveInventory(
-      'esim-go',
-      { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS) },
-      { catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS) } },
-    );
-    price = (await h.buy(await h.account(), 1)).price_cents;
+    ({ harness: h, price } = await startMoneyHarness('esim-go'));
   });
   afterAll(async () => {
     await h?.close();
