@@ -54,6 +54,8 @@ describe('the vendor documents kept in the package', () => {
         'GET /v2/balance',
         'POST /v2/refund',
         'POST /v2/notifications/opt-in',
+        'GET /v2/sims/{iccid}/topups',
+        'POST /v2/orders/topups',
       ]),
     );
     expect(esimGoValidator().operations()).toHaveLength(27);

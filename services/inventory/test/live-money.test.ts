@@ -1,28 +1,16 @@
 import { SUPPLIER_VENDORS, type Order } from '@connectivity/contracts';
 import { assertNoViolations, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
-import { newId } from '@connectivity/platform';
-import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
-import { startSupplierOrderAudit } from '../src/workers/supplier-order-audit.ts';
-import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
-import { eventually, INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
+import { auditVendorOrders, idempotencyKey as key, liveCalls, sleep, SLOW_MS, startMoneyHarness, WINDOW_MS } from './live-calls.ts';
+import { VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
+import { eventually } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
-import { createLogger } from '@connectivity/platform';
 
 /**
  * Live money against each vendor's fake (records 0157, 0159, 0160, 0161, 0162): the hold before the
  * vendor, one purchase per order whatever the vendor's speed, what nobody retried, vendor orders that
  * are not ours, a price that rose, an account that floods, and Airalo's async orders.
  */
-const logger = createLogger({ name: 'live-money-test', level: 'silent' });
-// The vendor's window for an order in doubt, and our timeout at the vendor, in milliseconds here.
-const WINDOW_MS = 3_000;
-const TIMEOUT_MS = 700;
-const SLOW_MS = 1_500;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const key = () => `idem-${newId('request')}`;
 
 describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
   let h: LiveHarness;
@@ -31,36 +19,13 @@ describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
   /** The vendor makes the order only `ms` after it was asked: Airalo's `slow`, eSIM Go's own 503 "processing". */
   const vendorTakes = (ms: number) =>
     h.fake.control.fault(vendor === 'airalo' ? { kind: 'slow', delayMs: ms } : { kind: 'processing', completeAfterMs: ms, count: 1, retryAfterSeconds: 1 });
-  const fund = async (cents: number): Promise<Caller> => {
-    const caller = newCaller('live');
-    const res = await request(h.app).put(`/internal/accounts/${caller.accountId}`).set(operatorHeaders()).send({ verified: true, live_balance_cents: cents });
-    expect(res.status).toBe(200);
-    return caller;
-  };
-  const balanceOf = async (caller: Caller) =>
-    (await request(h.app).get('/v1/balance').set(headersOf(caller))).body as { available_cents: number; pending_cents: number };
-  const headersOf = (caller: Caller) => ({
-    'x-internal-token': INTERNAL_TOKEN,
-    'x-account-id': caller.accountId,
-    'x-environment': caller.environment,
-    'x-key-id': caller.keyId,
-    'x-request-id': newId('request'),
-  });
+  const { fund, balanceOf } = liveCalls(() => h);
   let price = 0;
   /** Waits out the vendor's rate window (eSIM Go: 10 calls a second), so a test starts with its whole budget. */
   const quietVendor = () => sleep(1_100);
 
   beforeAll(async () => {
-    h = await startLiveInventory(
-      vendor,
-      { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS) },
-      {
-        catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS) },
-        fake: vendor === 'esim-go' ? { refundsEnabled: true } : {},
-      },
-    );
-    // Warm: catalogue, prices and token are read once, so the purchase is what the faults below hit.
-    price = (await h.buy(await h.account(), 1)).price_cents;
+    ({ harness: h, price } = await startMoneyHarness(vendor, {}, { fake: vendor === 'esim-go' ? { refundsEnabled: true } : {} }));
   });
   afterAll(async () => {
     await h?.close();
@@ -196,14 +161,8 @@ describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
 
   it('a vendor order that matches no order of ours is released by the audit and reported', async () => {
     const orphanIccids = await placeForeignOrder(h.fake, bundle);
-    const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
-    const audit = startSupplierOrderAudit({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, lookbackMs: 3_600_000, minAgeMs: 1 });
-    try {
-      await sleep(1_100);
-      await audit.runOnce();
-    } finally {
-      await audit.stop();
-    }
+    await sleep(1_100);
+    await auditVendorOrders(h);
     const releases = (await h.db.knex('inventory.supplier_releases').where('reason', 'like', `orphan ${vendor} order %`)) as {
       iccids: string[];
       status: string;
@@ -211,12 +170,7 @@ describe.each(SUPPLIER_VENDORS)('live money at %s', (vendor) => {
     const mine = releases.find((r) => orphanIccids.every((iccid) => r.iccids.some((held) => iccid.startsWith(held))));
     expect(mine, JSON.stringify(releases)).toBeDefined();
     // Judged once: a second pass releases nothing more, and our own recorded orders were left alone.
-    const again = startSupplierOrderAudit({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, lookbackMs: 3_600_000, minAgeMs: 1 });
-    try {
-      await again.runOnce();
-    } finally {
-      await again.stop();
-    }
+    await auditVendorOrders(h);
     expect(await h.db.knex('inventory.supplier_releases').where('reason', 'like', 'orphan %')).toHaveLength(releases.length);
     const ours = (await h.db.knex('inventory.audited_vendor_orders').where({ vendor, verdict: 'ours' })) as unknown[];
     expect(ours.length).toBeGreaterThan(0);

@@ -1,64 +1,27 @@
 import type { Bundle, Esim, List, Topup } from '@connectivity/contracts';
 import { assertNoViolations, type EsimGoFake } from '@connectivity/fake-suppliers';
-import { newId } from '@connectivity/platform';
-import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveInventory, VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
-import { eventually, INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
+import { idempotencyKey as key, liveCalls, sleep, SLOW_MS, startMoneyHarness, WINDOW_MS } from './live-calls.ts';
+import { VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
+import { eventually, type Caller } from './support.ts';
 import { settleAbandonedIntents } from './unrecorded-purchase.ts';
 
 /**
- * Live top-ups against the vendors' fakes (records 0245-0247): offers the vendor says the profile can take,
+ * Live top-ups against eSIM Go's fake (records 0245-0247): offers the vendor says the profile can take,
  * one purchase under a hold taken before the vendor is asked, in doubt never bought twice, a vendor that
- * is down. Airalo's top-ups are not built yet: record 0244's refusal stands for it.
+ * is down. Airalo's are in live-topups-airalo.test.ts (record 0248).
  */
-const WINDOW_MS = 3_000;
-const TIMEOUT_MS = 700;
-const SLOW_MS = 1_500;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const key = () => `idem-${newId('request')}`;
-
-function harnessCalls(h: () => LiveHarness) {
-  const headersOf = (caller: Caller) => ({
-    'x-internal-token': INTERNAL_TOKEN,
-    'x-account-id': caller.accountId,
-    'x-environment': caller.environment,
-    'x-key-id': caller.keyId,
-    'x-request-id': newId('request'),
-  });
-  return {
-    fund: async (cents: number): Promise<Caller> => {
-      const caller = newCaller('live');
-      const res = await request(h().app)
-        .put(`/internal/accounts/${caller.accountId}`)
-        .set(operatorHeaders())
-        .send({ verified: true, live_balance_cents: cents });
-      expect(res.status).toBe(200);
-      return caller;
-    },
-    get: (caller: Caller, path: string) => request(h().app).get(path).set(headersOf(caller)),
-    topUp: (caller: Caller, esimId: string, bundle: string, idempotencyKey = key()) =>
-      request(h().app).post(`/v1/esim/${esimId}/topups`).set(headersOf(caller)).set('Idempotency-Key', idempotencyKey).send({ bundle }),
-  };
-}
 
 describe('live top-ups at esim-go', () => {
   let h: LiveHarness;
   const bundle = VENDOR_BUNDLES['esim-go'];
-  const calls = harnessCalls(() => h);
+  const calls = liveCalls(() => h);
+  const { balanceOf, transactionsOf } = calls;
   const purchases = () => h.fake.control.counters().purchases;
-  const balanceOf = async (caller: Caller) => (await calls.get(caller, '/v1/balance')).body as { available_cents: number; pending_cents: number };
-  const transactionsOf = async (caller: Caller) =>
-    ((await calls.get(caller, '/v1/balance_transactions')).body as List<{ type: string; amount_cents: number; source: string | null }>).data;
   let price = 0;
 
   beforeAll(async () => {
-    h = await startLiveInventory(
-      'esim-go',
-      { PURCHASE_IN_DOUBT_MS: String(WINDOW_MS) },
-      { catalogueEnv: { SUPPLIER_TIMEOUT_MS: String(TIMEOUT_MS), SUPPLIER_ORDER_SETTLE_MS: String(WINDOW_MS) } },
-    );
-    price = (await h.buy(await h.account(), 1)).price_cents;
+    ({ harness: h, price } = await startMoneyHarness('esim-go'));
   });
   afterAll(async () => {
     await h?.close();
@@ -225,31 +188,5 @@ describe('live top-ups at esim-go', () => {
     }
     expect(purchases()).toBe(before);
     expect(await balanceOf(caller)).toMatchObject({ available_cents: 9 * price, pending_cents: 0 });
-  });
-});
-
-describe('live top-ups at airalo (record 0244 until they are built)', () => {
-  let h: LiveHarness;
-  const calls = harnessCalls(() => h);
-  beforeAll(async () => {
-    h = await startLiveInventory('airalo');
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-  afterEach(() => assertNoViolations(h.fake));
-
-  it('no offers, and a top-up is 409 capability_not_orderable with nothing charged', async () => {
-    const caller = await h.account();
-    const order = await h.buy(caller, 1);
-    const esim = order.esims[0]!;
-    const balance = ((await calls.get(caller, '/v1/balance')).body as { available_cents: number }).available_cents;
-    const offers = await calls.get(caller, `/v1/esim/${esim.id}/topups`);
-    expect(offers.status).toBe(200);
-    expect(offers.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
-    const refused = await calls.topUp(caller, esim.id, VENDOR_BUNDLES.airalo);
-    expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: 'capability_not_orderable' });
-    expect(((await calls.get(caller, '/v1/balance')).body as { available_cents: number }).available_cents).toBe(balance);
   });
 });

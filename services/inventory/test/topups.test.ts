@@ -271,4 +271,4 @@ describe('a top-up (POST /v1/esim/{id}/topups)', () => {
   });
 });
 
-// A live eSIM's top-ups are tested over the vendors' fakes in live-topups.test.ts (records 0244-0247).
+// A live eSIM's top-ups are tested over the vendors' fakes in live-topups.test.ts and live-topups-airalo.test.ts (records 0245-0248).

@@ -15,6 +15,7 @@ import { orderRoutes } from './routes-orders.ts';
 import { packagesRoute } from './routes-packages.ts';
 import { refundRoute } from './routes-refund.ts';
 import { simRoutes } from './routes-sims.ts';
+import { topupRoutes } from './routes-topups.ts';
 import type { AiraloControl } from './start.ts';
 
 let validator: OpenApiValidator | undefined;
@@ -45,6 +46,7 @@ export function createAiraloApp(ctx: AiraloContext, control: AiraloControl, chec
   packagesRoute(ctx, api);
   orderRoutes(ctx, api);
   simRoutes(ctx, api);
+  topupRoutes(ctx, api);
   accountRoutes(ctx, api);
   refundRoute(ctx, api);
   api.use((_req: Request, res: Response) => notFound(res));

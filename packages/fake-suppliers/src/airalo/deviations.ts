@@ -45,6 +45,13 @@ const withoutFormat = (schema: JsonSchema): JsonSchema => {
 };
 
 const PACKAGE = '/properties/data/items/properties/operators/items/properties/packages/items';
+const TOPUP = '/properties/data/items';
+/** Airalo's business error, e.g. code 73 (a recycled eSIM), as the top-up section's "x-422" responses give it. */
+const CODE_AND_REASON: JsonSchema = {
+  type: 'object',
+  properties: { code: { type: 'integer' }, reason: { type: 'string' } },
+  required: ['code', 'reason'],
+};
 const MIN_RRP = '/properties/data/items/properties/min_price/properties/recommended_retail_price';
 
 /** Every place the fakes read Airalo's documents other than literally, each tied to vendor/airalo/SOURCE.md. */
@@ -54,6 +61,40 @@ export const AIRALO_DEVIATIONS: Deviation[] = [
   ...formRequest('AIR-5', 'POST', '/v2/orders-async', 'multipart/form-data'),
   ...formRequest('AIR-5', 'POST', '/v2/refund', 'multipart/form-data'),
   ...formRequest('AIR-5', 'PUT', '/v2/sims/{sim_iccid}/brand', 'multipart/form-data'),
+  ...formRequest('AIR-5', 'POST', '/v2/orders/topups', 'multipart/form-data'),
+  {
+    id: 'AIR-22',
+    why: '`description` is in `required` though the document describes it as "Optional"',
+    method: 'POST',
+    path: '/v2/orders/topups',
+    target: 'request',
+    schema: optional('description'),
+  },
+  {
+    id: 'AIR-22',
+    why: 'the 422 schema requires data.package_id (its purchase-limit example), though a missing iccid names only iccid; the recycled-eSIM 422 ({code, reason}) is filed under "x-422:… (Recycled sim)"',
+    method: 'POST',
+    path: '/v2/orders/topups',
+    target: 'response',
+    status: 422,
+    schema: (schema) => ({
+      anyOf: [at('/properties/data', (data) => ({ ...data, required: [], additionalProperties: { type: 'string' } }))(schema), CODE_AND_REASON],
+    }),
+  },
+  {
+    id: 'AIR-21',
+    why: 'package prices typed integer though the examples carry 11.2 and 18.4',
+    method: 'GET',
+    path: '/v2/sims/{iccid}/topups',
+    target: 'response',
+    status: 200,
+    schema: chain(
+      at(`${TOPUP}/properties/price`, alsoOfType('number')),
+      at(`${TOPUP}/properties/net_price`, alsoOfType('number')),
+      at(`${TOPUP}/properties/prices/properties/net_price/properties/USD`, alsoOfType('number')),
+      at(`${TOPUP}/properties/prices/properties/recommended_retail_price/properties/USD`, alsoOfType('number')),
+    ),
+  },
   {
     id: 'AIR-6',
     why: 'the 401 for bad credentials is filed under the key "x-422:Request Access Token (401)"',

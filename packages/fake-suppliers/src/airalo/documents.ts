@@ -11,6 +11,7 @@ export const AIRALO_DOCUMENT_FILES = [
   'airalo-rest-api-endpoints-monitor-usage-api-openapi.yml',
   'airalo-rest-api-endpoints-check-balance-api-openapi.yml',
   'airalo-rest-api-endpoints-request-refund-api-openapi.yml',
+  'airalo-rest-api-endpoints-top-up-esim-api-openapi.yml',
   'airalo-rest-api-endpoints-notifications-notification-async-orders-api-openapi.yml',
   'airalo-rest-api-endpoints-notifications-notification-low-data-api-openapi.yml',
 ] as const;

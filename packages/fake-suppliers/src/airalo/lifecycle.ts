@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { sendCallback } from '../shared/callbacks.ts';
 import type { AiraloContext } from './context.ts';
 import type { AiraloSim } from './state.ts';
+import { capacityBytes, isUnlimitedSim, validityDays } from './topups.ts';
 
-const MB = 1024 * 1024;
 const DAY = 86_400_000;
 
 /**
@@ -40,8 +40,7 @@ async function notifyLowData(ctx: AiraloContext, sim: AiraloSim, level: string):
   ctx.save();
   const optIn = ctx.state.notifications.find((n) => n.type === 'webhook_low_data');
   if (!optIn) return;
-  const { pkg } = ctx.packages.get(sim.package_id)!;
-  const remaining = pkg.is_unlimited ? 100 : Math.max(0, Math.round(100 - (100 * sim.used_bytes) / (pkg.amount * MB)));
+  const remaining = isUnlimitedSim(ctx, sim) ? 100 : Math.max(0, Math.round(100 - (100 * sim.used_bytes) / capacityBytes(ctx, sim)));
   await sendAiraloWebhook(ctx, optIn.contact_point, { level, package_name: sim.package_id, remaining_percentage: remaining, iccid: sim.iccid });
 }
 
@@ -57,9 +56,8 @@ export function attachSim(ctx: AiraloContext, iccid: string): void {
   if (isFinal(sim)) throw new Error(`eSIM ${iccid} is ${sim.status}`);
   sim.installed_at ??= ctx.clock.now();
   if (sim.status === 'NOT_ACTIVE') {
-    const { pkg } = ctx.packages.get(sim.package_id)!;
     sim.activated_at = ctx.clock.now();
-    sim.expires_at = sim.activated_at + pkg.day * DAY;
+    sim.expires_at = sim.activated_at + validityDays(ctx, sim) * DAY;
     sim.status = 'ACTIVE';
   }
   ctx.save();
@@ -69,15 +67,15 @@ export async function useData(ctx: AiraloContext, iccid: string, bytes: number):
   if (!Number.isFinite(bytes) || bytes < 0) throw new Error('bytes must be a non-negative number');
   attachSim(ctx, iccid);
   const sim = simOf(ctx, iccid);
-  const { pkg } = ctx.packages.get(sim.package_id)!;
-  const capacity = pkg.amount * MB;
-  sim.used_bytes = pkg.is_unlimited ? sim.used_bytes + bytes : Math.min(capacity, sim.used_bytes + bytes);
-  if (!pkg.is_unlimited && sim.used_bytes >= capacity) {
+  const unlimited = isUnlimitedSim(ctx, sim);
+  const capacity = capacityBytes(ctx, sim);
+  sim.used_bytes = unlimited ? sim.used_bytes + bytes : Math.min(capacity, sim.used_bytes + bytes);
+  if (!unlimited && sim.used_bytes >= capacity) {
     sim.status = 'FINISHED';
     sim.finished_at = ctx.clock.now();
   }
   ctx.save();
-  if (pkg.is_unlimited) return;
+  if (unlimited) return;
   const usedShare = sim.used_bytes / capacity;
   if (usedShare >= 0.75) await notifyLowData(ctx, sim, '75%');
   if (usedShare >= 0.9) await notifyLowData(ctx, sim, '90%');
@@ -85,9 +83,8 @@ export async function useData(ctx: AiraloContext, iccid: string, bytes: number):
 
 export async function depleteSim(ctx: AiraloContext, iccid: string): Promise<void> {
   const sim = simOf(ctx, iccid);
-  const { pkg } = ctx.packages.get(sim.package_id)!;
-  if (pkg.is_unlimited) throw new Error(`eSIM ${iccid} has an unlimited package: it cannot run out`);
-  await useData(ctx, iccid, pkg.amount * MB - sim.used_bytes);
+  if (isUnlimitedSim(ctx, sim)) throw new Error(`eSIM ${iccid} has an unlimited package: it cannot run out`);
+  await useData(ctx, iccid, capacityBytes(ctx, sim) - sim.used_bytes);
 }
 
 /** The end of validity; the 3-day and 1-day notices fall due on the way. */

@@ -2,6 +2,7 @@ import { convert } from '../shared/currency.ts';
 import { countryName, dataLabel, packageTitle, type AiraloDestinationSpec, type AiraloOperatorSpec, type AiraloPackageSpec } from './catalogue.ts';
 import type { AiraloContext } from './context.ts';
 import { airaloDateTime, type AiraloOrder, type AiraloSim } from './state.ts';
+import { capacityBytes, isUnlimitedSim, simPackages } from './topups.ts';
 
 // The currencies of the price lists, in the documents' order (packages list no KWD).
 const MIN_PRICE_CURRENCIES = ['AUD', 'BRL', 'GBP', 'CAD', 'AED', 'EUR', 'INR', 'IDR', 'ILS', 'JPY', 'KWD', 'MYR', 'MXN', 'SGD', 'ZAR', 'KRW', 'USD', 'VND'];
@@ -130,7 +131,7 @@ function orderSummary(ctx: AiraloContext, order: AiraloOrder) {
     created_at: order.created_at,
     code: order.code,
     description: order.description,
-    type: 'sim',
+    type: pkg.type,
     package_id: order.package_id,
     quantity: order.quantity,
     package: `${operator.title}-${packageTitle(pkg)}`,
@@ -145,17 +146,16 @@ function orderSummary(ctx: AiraloContext, order: AiraloOrder) {
   };
 }
 
-/** The answer of POST /v2/orders (and the async-order webhook's `data`). */
-export function createdOrderBody(ctx: AiraloContext, order: AiraloOrder) {
+/** An order as the calls that place it answer (POST /v2/orders, POST /v2/orders/topups), without eSIMs. */
+export function placedOrderBody(ctx: AiraloContext, order: AiraloOrder) {
   const { operator, pkg } = ctx.packages.get(order.package_id)!;
   return {
     id: order.id,
     code: order.code,
     currency: 'USD',
     package_id: order.package_id,
-    // AIR-7: the document types `quantity` a string here (its examples disagree with each other).
-    quantity: String(order.quantity),
-    type: 'sim',
+    quantity: order.quantity,
+    type: pkg.type,
     description: order.description,
     esim_type: 'Prepaid',
     validity: pkg.day,
@@ -170,6 +170,16 @@ export function createdOrderBody(ctx: AiraloContext, order: AiraloOrder) {
     text: null,
     voice: null,
     net_price: pkg.net_price,
+  };
+}
+
+/** The answer of POST /v2/orders (and the async-order webhook's `data`). */
+export function createdOrderBody(ctx: AiraloContext, order: AiraloOrder) {
+  const { operator } = ctx.packages.get(order.package_id)!;
+  return {
+    ...placedOrderBody(ctx, order),
+    // AIR-7: the document types `quantity` a string here (its examples disagree with each other).
+    quantity: String(order.quantity),
     brand_settings_name: order.brand_settings_name,
     sims: order.iccids.map((iccid) => {
       const sim = ctx.state.sims[iccid]!;
@@ -237,16 +247,17 @@ export function simBody(ctx: AiraloContext, sim: AiraloSim, include: Set<string>
 
 const MB = 1024 * 1024;
 
-/** GET /v2/sims/{iccid}/usage `data` (MB, AIR-11); unlimited packages report 0. */
+/** GET /v2/sims/{iccid}/usage `data` (MB, AIR-11): the eSIM's whole data, top-ups included; unlimited packages report 0. */
 export function usageBody(ctx: AiraloContext, sim: AiraloSim) {
-  const { pkg } = ctx.packages.get(sim.package_id)!;
-  const total = pkg.is_unlimited ? 0 : pkg.amount;
-  const remaining = pkg.is_unlimited ? 0 : Math.max(0, Math.floor((pkg.amount * MB - sim.used_bytes) / MB));
+  const unlimited = isUnlimitedSim(ctx, sim);
+  const capacity = capacityBytes(ctx, sim);
+  const total = unlimited ? 0 : capacity / MB;
+  const remaining = unlimited ? 0 : Math.max(0, Math.floor((capacity - sim.used_bytes) / MB));
   return {
     remaining,
     total,
     expired_at: airaloDateTime(sim.expires_at ?? Date.parse(sim.created_at.replace(' ', 'T') + 'Z') + 180 * 86_400_000),
-    is_unlimited: pkg.is_unlimited,
+    is_unlimited: unlimited,
     status: sim.status,
     remaining_voice: 0,
     remaining_text: 0,
@@ -257,22 +268,34 @@ export function usageBody(ctx: AiraloContext, sim: AiraloSim) {
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00'));
 
-/** One entry of GET /v2/sims/{iccid}/packages. */
-export function packageHistoryEntry(ctx: AiraloContext, sim: AiraloSim) {
-  const { pkg } = ctx.packages.get(sim.package_id)!;
-  const usage = usageBody(ctx, sim);
-  return {
-    id: sim.id,
-    status: sim.status,
-    remaining: usage.remaining,
-    activated_at: iso(sim.activated_at),
-    expired_at: iso(sim.expires_at),
-    finished_at: iso(sim.finished_at),
-    package: {
-      ...packageSummary(pkg),
-      short_info: null,
-    },
-  };
+/**
+ * GET /v2/sims/{iccid}/packages `data`: the eSIM's own package and each top-up, newest first (the
+ * document's example). Data is used from the oldest on; a package whose share is used is FINISHED, a
+ * top-up bought before the eSIM was used starts with it.
+ */
+export function packageHistory(ctx: AiraloContext, sim: AiraloSim) {
+  const packages = simPackages(ctx, sim);
+  const entries = [{ id: sim.id, bought: undefined as number | undefined }, ...(sim.topups ?? []).map((t) => ({ id: t.id, bought: t.added_at }))];
+  let before = 0;
+  return entries
+    .map((entry, i) => {
+      const pkg = packages[i]!;
+      const used = pkg.is_unlimited ? 0 : Math.min(pkg.amount * MB, Math.max(0, sim.used_bytes - before));
+      before += pkg.amount * MB;
+      const finished = !pkg.is_unlimited && used >= pkg.amount * MB;
+      const activated = sim.activated_at === undefined ? undefined : Math.max(sim.activated_at, entry.bought ?? 0);
+      const final = sim.status === 'EXPIRED' || sim.status === 'RECYCLED' || sim.status === 'UNKNOWN';
+      return {
+        id: entry.id,
+        status: final ? sim.status : finished ? 'FINISHED' : sim.status === 'NOT_ACTIVE' ? 'NOT_ACTIVE' : 'ACTIVE',
+        remaining: pkg.is_unlimited ? 0 : Math.floor((pkg.amount * MB - used) / MB),
+        activated_at: iso(activated),
+        expired_at: iso(sim.expires_at),
+        finished_at: iso(finished ? (sim.finished_at ?? activated) : undefined),
+        package: { ...packageSummary(pkg), short_info: null },
+      };
+    })
+    .reverse();
 }
 
 /** GET /v2/sims/{iccid}/instructions `data`. */

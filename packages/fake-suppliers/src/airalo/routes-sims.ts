@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import type { AiraloContext } from './context.ts';
 import { invalidParameters, notFound } from './errors.ts';
 import { createdWithin, field, includes, pageParameters, paginate, text, withinLimit } from './http.ts';
-import { instructionsBody, packageHistoryEntry, simBody, usageBody } from './presenters.ts';
+import { instructionsBody, packageHistory, simBody, usageBody } from './presenters.ts';
 import type { AiraloSim } from './state.ts';
 
 /** "only eSIM orders made via the API are retrievable": every eSIM this fake sold. */
@@ -52,7 +52,7 @@ export function simRoutes(ctx: AiraloContext, router: Router): void {
   router.get('/sims/:iccid/packages', (req: Request, res: Response) => {
     if (!withinLimit(ctx, res, `history:${String(req.params.iccid)}`, ctx.settings.rateLimits.packageHistory)) return;
     const sim = simFor(ctx, req, res, 'iccid');
-    if (sim) res.json({ pricing: { model: 'net_pricing', discount_percentage: 0 }, data: [packageHistoryEntry(ctx, sim)] });
+    if (sim) res.json({ pricing: { model: 'net_pricing', discount_percentage: 0 }, data: packageHistory(ctx, sim) });
   });
 
   router.get('/sims/:sim_iccid/instructions', (req: Request, res: Response) => {

@@ -37,6 +37,19 @@ export interface AiraloSim {
   brand_settings_name: string | null;
   refund_id?: string;
   recycled_at?: number;
+  /** Packages bought onto the eSIM with POST /v2/orders/topups, oldest first (absent: none). */
+  topups?: AiraloSimTopup[];
+}
+
+/** A top-up package on an eSIM: its entry of the package history, and the order that bought it. */
+export interface AiraloSimTopup {
+  /** The package history entry's id. */
+  id: number;
+  package_id: string;
+  order_id: number;
+  created_at: string;
+  /** When it was bought (fake clock, ms). */
+  added_at: number;
 }
 
 /** Airalo's support team reviews every refund request by hand: pending until a person decides. */

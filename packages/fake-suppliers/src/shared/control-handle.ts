@@ -29,8 +29,10 @@ export function commonControl({ listener, faults, recorder, limiter, sender }: C
         await listener.server!.goDown();
         if (fault.forMs) downTimer = setTimeout(() => void listener.server!.comeUp(), fault.forMs);
       } else if (fault.kind === 'slow') faults.delayMs = fault.delayMs;
-      else if (fault.kind === 'late') faults.lateMs = fault.delayMs;
-      else if (fault.kind === 'status') faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY };
+      else if (fault.kind === 'late') {
+        faults.lateMs = fault.delayMs;
+        faults.latePath = fault.path;
+      } else if (fault.kind === 'status') faults.status = { status: fault.status, remaining: fault.count ?? Number.POSITIVE_INFINITY, path: fault.path };
       else if (fault.kind === 'processing') faults.processing = processingFault(fault);
       // A fault set over HTTP can name anything; one the fake does not know must not pass for set.
       else throw new Error(`unknown fault kind ${JSON.stringify((fault as { kind?: unknown }).kind)}`);
@@ -40,6 +42,7 @@ export function commonControl({ listener, faults, recorder, limiter, sender }: C
       clearTimeout(downTimer);
       faults.delayMs = 0;
       faults.lateMs = 0;
+      faults.latePath = undefined;
       faults.status = undefined;
       faults.processing = undefined;
       await listener.server!.comeUp();

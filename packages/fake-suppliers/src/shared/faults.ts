@@ -9,8 +9,19 @@ export type Fault =
    * The request is done at once (a purchase is made and counted) and only its answer waits: the
    * window where the vendor has acted and the caller does not know it yet.
    */
-  | { kind: 'late'; delayMs: number }
-  | { kind: 'status'; status: 429 | 500 | 502 | 503 | 504; count?: number }
+  | {
+      kind: 'late';
+      delayMs: number;
+      /** Only requests to this path (as sent, e.g. `/v2/orders/topups`): a vendor slow at one operation. Every request when absent. */
+      path?: string;
+    }
+  | {
+      kind: 'status';
+      status: 429 | 500 | 502 | 503 | 504;
+      count?: number;
+      /** Only requests to this path (as sent, e.g. `/v2/orders/topups`); every request when absent. */
+      path?: string;
+    }
   /**
    * eSIM Go only (its documented 503 "Processing", `Retry-After` seconds): a valid transaction
    * order is taken and answered 503, and made `completeAfterMs` later (0, the default: at once;
@@ -27,7 +38,9 @@ export interface FaultState {
   delayMs: number;
   /** How long each answer is held after the request was done (the `late` fault). */
   lateMs: number;
-  status?: { status: number; remaining: number };
+  /** The one path the `late` fault holds answers of; every path when absent. */
+  latePath?: string;
+  status?: { status: number; remaining: number; path?: string | undefined };
   processing?: ProcessingFault & { remaining: number };
 }
 
@@ -57,10 +70,11 @@ export function takeProcessing(state: FaultState): ProcessingFault | undefined {
  */
 export function faultMiddleware(state: FaultState, timers: Timers, answer: (status: number, res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (state.lateMs > 0) holdAnswer(res, state.lateMs);
+    const path = req.originalUrl.split('?')[0];
+    if (state.lateMs > 0 && (state.latePath === undefined || path === state.latePath)) holdAnswer(res, state.lateMs);
     const proceed = () => {
       const injected = state.status;
-      if (injected && injected.remaining > 0) {
+      if (injected && injected.remaining > 0 && (injected.path === undefined || injected.path === path)) {
         injected.remaining -= 1;
         if (injected.remaining === 0) state.status = undefined;
         answer(injected.status, res);

@@ -7,7 +7,7 @@ import { findTopup, purchaseTopup } from '../use-cases/live-topups.ts';
 
 const s = initServer();
 
-/** Top-ups as inventory asks for them (records 0240-0244). */
+/** Top-ups as inventory asks for them (records 0240-0248). */
 export function internalTopupsRouter(deps: CatalogueDeps) {
   return s.router(internalCatalogueTopupsContract, {
     listTopupOffers: async ({ query, res }) => ({ status: 200, body: { offers: await listTopupOffers(deps, getCaller(res), query) } }),
@@ -15,6 +15,9 @@ export function internalTopupsRouter(deps: CatalogueDeps) {
       const outcome = await purchaseTopup(deps, getCaller(res), body);
       return outcome.outcome === 'bought' ? { status: 200, body: outcome } : { status: 202, body: outcome };
     },
-    findTopup: async ({ query, res }) => ({ status: 200, body: { found: await findTopup(deps, getCaller(res), query) } }),
+    findTopup: async ({ params, query, res }) => ({
+      status: 200,
+      body: { found: await findTopup(deps, getCaller(res), { ...query, reference: params.reference }) },
+    }),
   });
 }

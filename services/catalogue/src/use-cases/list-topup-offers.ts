@@ -8,7 +8,7 @@ import { liveTopupOffers } from './live-topups.ts';
 /**
  * GET /internal/topup-offers: the bundles that can be added to the profile `iccid`, bought with `bundle`,
  * by name. The sandbox's come from its catalogue; a live supplier is asked for its own offers for the
- * profile (record 0245; a vendor whose top-ups are not built refuses as not orderable, record 0244).
+ * profile (records 0245, 0248; a vendor whose top-ups are not built refuses as not orderable, record 0244).
  */
 export async function listTopupOffers(deps: CatalogueDeps, caller: Caller, query: { bundle: string; iccid: string }): Promise<InternalBundle[]> {
   if (caller.environment !== 'test') return liveTopupOffers(deps, caller, query);

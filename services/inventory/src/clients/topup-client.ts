@@ -2,7 +2,7 @@ import { ApiError, internalCatalogueTopupsContract, type InternalBundle, type To
 import { createInternalClient, errorMessage, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
 import { CATALOGUE_PURCHASE_IN_DOUBT_SECONDS } from './catalogue-client.ts';
 
-/** What inventory asks of catalogue for top-ups (records 0240-0244). */
+/** What inventory asks of catalogue for top-ups (records 0240-0248). */
 export interface TopupClient {
   /** The bundles that can be added to the profile `iccid`, bought with `bundle`, by name. */
   offers(caller: Caller, input: { bundle: string; iccid: string }): Promise<InternalBundle[]>;

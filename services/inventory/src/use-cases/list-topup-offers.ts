@@ -26,7 +26,7 @@ export async function topupOffersFor(topups: TopupClient, caller: Caller, esim: 
   }
 }
 
-/** The offers to list: none where the live vendor does not top up yet (record 0244; a top-up is then 409). */
+/** The offers to list: none where the live supplier tops nothing up (no vendor configured, or one whose top-ups are not built: record 0244; a top-up is then refused). */
 async function listableOffers(topups: TopupClient, caller: Caller, esim: EsimRecord): Promise<InternalBundle[]> {
   try {
     return await topupOffersFor(topups, caller, esim);

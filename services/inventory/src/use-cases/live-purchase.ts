@@ -194,33 +194,55 @@ export async function holdForPurchase(
   });
 }
 
+/** A purchase in doubt, as catalogue answers it (record 0159). */
+type InDoubtOutcome = { outcome: 'in_doubt'; retry_after_seconds: number; settles_within_seconds: number; vendor_request_id: string | null };
+const isInDoubt = (outcome: { outcome: string }): outcome is InDoubtOutcome => outcome.outcome === 'in_doubt';
+
 /**
- * One purchase call for the intent. Marked in doubt before it is sent; bought: the profiles (a vendor
- * price above what the order was charged releases them and refuses the order, record 0160); in doubt:
- * 503 with `Retry-After`; refused or never made: the hold is given back and the error answers.
+ * The vendor call of a live purchase, an order's or a top-up's (records 0159, 0246): the intent marked in
+ * doubt before it is sent; refused or never made, the hold given back (the intent void) and the error
+ * rethrown, so a retry starts afresh; in doubt, the intent kept so for the vendor's window and 503 with
+ * `Retry-After`. Resolves with what was bought.
+ */
+export async function sendToVendor<O extends { outcome: 'bought' } | InDoubtOutcome>(
+  deps: Pick<LivePurchaseDeps, 'knex' | 'logger' | 'now' | 'intentCheckAfterMs' | 'inDoubtMs'>,
+  intent: PurchaseIntent,
+  what: 'order' | 'top-up',
+  call: () => Promise<O>,
+): Promise<Exclude<O, InDoubtOutcome>> {
+  const reference = intent.order_id;
+  const doubtUntil = deps.now().getTime() + deps.inDoubtMs;
+  await markInDoubt(deps.knex, reference, doubtUntil, null, Math.max(intent.created_at + deps.intentCheckAfterMs, doubtUntil + AFTER_DOUBT_MS));
+  let outcome: O;
+  try {
+    outcome = await call();
+  } catch (error) {
+    const reason = error instanceof ApiError ? error.code : 'catalogue unreachable';
+    await deps.knex.transaction((trx) => returnHold(trx, reference, 'void', deps.now(), `Not bought (${reason})`));
+    throw error;
+  }
+  if (isInDoubt(outcome)) {
+    const doubt = outcome;
+    const until = deps.now().getTime() + doubt.settles_within_seconds * 1000;
+    await markInDoubt(deps.knex, reference, until, doubt.vendor_request_id, Math.max(intent.created_at + deps.intentCheckAfterMs, until + AFTER_DOUBT_MS));
+    deps.logger.warn({ reference, vendorRequestId: doubt.vendor_request_id }, `live ${what} in doubt: the supplier has not answered yet`);
+    throw supplierUnavailable(
+      `The supplier has not confirmed this ${what} yet; nothing more will be bought for it. Retry with the same Idempotency-Key.`,
+      doubt.retry_after_seconds,
+    );
+  }
+  return outcome as Exclude<O, InDoubtOutcome>;
+}
+
+/**
+ * One purchase call for the intent (`sendToVendor`); bought: the profiles (a vendor price above what
+ * the order was charged releases them and refuses the order, record 0160).
  */
 async function buy(deps: LivePurchaseDeps, caller: Caller, intent: PurchaseIntent, input: LiveOrderInput): Promise<SuppliedProfile[]> {
   const orderId = intent.order_id;
-  const doubtUntil = deps.now().getTime() + deps.inDoubtMs;
-  await markInDoubt(deps.knex, orderId, doubtUntil, null, Math.max(intent.created_at + deps.intentCheckAfterMs, doubtUntil + AFTER_DOUBT_MS));
-  let outcome;
-  try {
-    outcome = await deps.catalogue.purchase(caller, { reference: orderId, bundle: input.bundle, quantity: input.quantity, price_cents: input.price_cents });
-  } catch (error) {
-    // Nothing was bought: the intent is void and its hold given back; a retry starts afresh.
-    const reason = error instanceof ApiError ? error.code : 'catalogue unreachable';
-    await deps.knex.transaction((trx) => returnHold(trx, orderId, 'void', deps.now(), `Not bought (${reason})`));
-    throw error;
-  }
-  if (outcome.outcome === 'in_doubt') {
-    const until = deps.now().getTime() + outcome.settles_within_seconds * 1000;
-    await markInDoubt(deps.knex, orderId, until, outcome.vendor_request_id, Math.max(intent.created_at + deps.intentCheckAfterMs, until + AFTER_DOUBT_MS));
-    deps.logger.warn({ orderId, vendorRequestId: outcome.vendor_request_id }, 'live purchase in doubt: the supplier has not answered yet');
-    throw supplierUnavailable(
-      'The supplier has not confirmed this order yet; nothing more will be bought for it. Retry with the same Idempotency-Key.',
-      outcome.retry_after_seconds,
-    );
-  }
+  const outcome = await sendToVendor(deps, intent, 'order', () =>
+    deps.catalogue.purchase(caller, { reference: orderId, bundle: input.bundle, quantity: input.quantity, price_cents: input.price_cents }),
+  );
   const profiles = await checkedProfiles(deps, caller, orderId, outcome.profiles, input.quantity);
   if (outcome.retail_price_cents !== null && outcome.retail_price_cents > input.price_cents) {
     await releasePurchase(

@@ -1,9 +1,8 @@
 import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platform';
 import type { TopupClient } from '../clients/topup-client.ts';
-import { deferIntentCheck, findPendingIntent, markInDoubt, type PurchaseIntent } from '../db/purchase-intent-repository.ts';
-import { returnHold } from '../db/purchase-settlement.ts';
-import { AFTER_DOUBT_MS, assertNotInDoubt, holdForPurchase, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
+import { deferIntentCheck, findPendingIntent, type PurchaseIntent } from '../db/purchase-intent-repository.ts';
+import { AFTER_DOUBT_MS, assertNotInDoubt, holdForPurchase, sendToVendor, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
 
 export type LiveTopupDeps = Pick<LivePurchaseDeps, 'knex' | 'logger' | 'now' | 'intentCheckAfterMs' | 'maxInFlight' | 'inDoubtMs'> & { topups: TopupClient };
 
@@ -56,28 +55,10 @@ export async function liveTopupPurchase(
   return intent.order_id;
 }
 
-/** One purchase call for the intent: marked in doubt before it is sent; refused or never made, the hold is given back. */
+/** One purchase call for the intent (`sendToVendor`: marked in doubt before it is sent; refused or never made, the hold is given back). */
 async function buy(deps: LiveTopupDeps, caller: Caller, intent: PurchaseIntent, input: { iccid: string; bundle: string; price_cents: number }): Promise<void> {
   const topupId = intent.order_id;
-  const doubtUntil = deps.now().getTime() + deps.inDoubtMs;
-  await markInDoubt(deps.knex, topupId, doubtUntil, null, Math.max(intent.created_at + deps.intentCheckAfterMs, doubtUntil + AFTER_DOUBT_MS));
-  let outcome;
-  try {
-    outcome = await deps.topups.purchase(caller, { reference: topupId, iccid: input.iccid, bundle: input.bundle, price_cents: input.price_cents });
-  } catch (error) {
-    const reason = error instanceof ApiError ? error.code : 'catalogue unreachable';
-    await deps.knex.transaction((trx) => returnHold(trx, topupId, 'void', deps.now(), `Not bought (${reason})`));
-    throw error;
-  }
-  if (outcome.outcome === 'in_doubt') {
-    const until = deps.now().getTime() + outcome.settles_within_seconds * 1000;
-    await markInDoubt(deps.knex, topupId, until, outcome.vendor_request_id, Math.max(intent.created_at + deps.intentCheckAfterMs, until + AFTER_DOUBT_MS));
-    deps.logger.warn({ topupId }, 'live top-up in doubt: the supplier has not answered yet');
-    throw supplierUnavailable(
-      'The supplier has not confirmed this top-up yet; nothing more will be bought for it. Retry with the same Idempotency-Key.',
-      outcome.retry_after_seconds,
-    );
-  }
+  const outcome = await sendToVendor(deps, intent, 'top-up', () => deps.topups.purchase(caller, { reference: topupId, iccid: input.iccid, bundle: input.bundle, price_cents: input.price_cents }));
   // The vendor's price was checked against the charge before buying (record 0160); a rise between that
   // quote and the order cannot be undone on a bundle already on the profile, so it is logged (record 0246).
   if (outcome.retail_price_cents !== null && outcome.retail_price_cents > input.price_cents) {

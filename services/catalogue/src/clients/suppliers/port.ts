@@ -34,11 +34,26 @@ export type Purchase =
 export type TopupPurchase =
   { outcome: 'bought'; unitCostCents: number | null } | { outcome: 'in_doubt'; retryAfterSeconds: number; settlesWithinSeconds: number; vendorRequestId: null };
 
-/** A top-up as it was placed: the profile, the bundle, from when (Unix ms: when its hold was taken). */
+/** A top-up as it was placed: our reference (the top-up's id), the profile, the bundle, from when (Unix ms: when its hold was taken). */
 export interface TopupPlaced {
+  reference: string;
   iccid: string;
   bundle: string;
   since: number;
+}
+
+/**
+ * A package the vendor itself says can top a profile up (record 0248): what it adds, in the vendor's
+ * units (record 0231), and what it costs us (cents, USD). Its countries are the profile's.
+ */
+export interface VendorTopupOffer {
+  name: string;
+  description: string;
+  data_mb: number | null;
+  unlimited: boolean;
+  duration_days: number;
+  bytes_per_mb: number;
+  costCents: number;
 }
 
 /** What ending a profile did about money (record 0158). */
@@ -109,6 +124,11 @@ export interface Supplier {
    */
   topUp?(input: { reference: string; iccid: string; bundle: string }): Promise<TopupPurchase>;
   findTopup?(placed: TopupPlaced): Promise<boolean>;
+  /**
+   * The vendor's own list of what can top the profile up, where it has one (Airalo, record 0248); none
+   * when the profile can take nothing (recycled). Without it, offers come from our live catalogue (record 0245).
+   */
+  topupOffers?(iccid: string): Promise<VendorTopupOffer[]>;
   /** Whether the vendor has refunded a profile whose refund it reviews (`requested` by `terminateProfile`). */
   refundStatus(iccid: string, vendorRefundId: string | null): Promise<'pending' | 'succeeded'>;
 }
@@ -150,3 +170,16 @@ export class SupplierError extends Error {
 }
 
 export const isSupplierError = (error: unknown): error is SupplierError => error instanceof SupplierError;
+
+/**
+ * What a purchase call that failed came to: in doubt (record 0159) when it may have reached the vendor
+ * and been acted on (sent, then a lost answer or a 5xx; the vendor's `Retry-After` kept), and the vendor
+ * says within `settleMs` whether it was made; undefined when nothing was bought.
+ */
+export function inDoubtAfter(
+  error: unknown,
+  settleMs: number,
+): { outcome: 'in_doubt'; retryAfterSeconds: number; settlesWithinSeconds: number; vendorRequestId: null } | undefined {
+  if (!isSupplierError(error) || error.failure !== 'unavailable' || !error.sent) return undefined;
+  return { outcome: 'in_doubt', retryAfterSeconds: error.retryAfterSeconds ?? 2, settlesWithinSeconds: Math.ceil(settleMs / 1000), vendorRequestId: null };
+}

@@ -1,4 +1,5 @@
 import { luhnCheckDigit } from '../../domain/iccid.ts';
+import { SupplierError } from './port.ts';
 
 /**
  * ICCIDs between a vendor and us (docs/decisions/0131-vendor-iccids-of-20-digits.md). Ours have
@@ -32,4 +33,21 @@ export class VendorIccids {
     const long = iccid + luhnCheckDigit(iccid);
     return this.long ? [long, iccid] : [iccid, long];
   }
+}
+
+/**
+ * `work` run with the form of one of our ICCIDs the vendor knows: `unknown` from the first form, the
+ * other is tried; the form that answered is remembered.
+ */
+export async function withKnownIccid<T>(iccids: VendorIccids, vendor: string, iccid: string, work: (vendorIccid: string) => Promise<T>): Promise<T> {
+  for (const candidate of iccids.candidates(iccid)) {
+    try {
+      const result = await work(candidate);
+      iccids.fromVendor(candidate);
+      return result;
+    } catch (error) {
+      if (!(error instanceof SupplierError) || error.failure !== 'unknown') throw error;
+    }
+  }
+  throw new SupplierError('unknown', `${vendor} does not know eSIM ${iccid}`);
 }

@@ -6,6 +6,7 @@ import { findAiraloOrder, listAiraloOrders } from './find.ts';
 import { placeAiraloOrder } from './order.ts';
 import { airaloProfileReport } from './reports.ts';
 import { createAiraloSession, type AiraloOptions } from './session.ts';
+import { airaloTopupOffers, findAiraloTopup, topUpAiralo } from './topups.ts';
 import { SupplierError } from '../port.ts';
 
 export { AIRALO_DEFAULT_URL, type AiraloOptions } from './session.ts';
@@ -30,6 +31,9 @@ export function createAiraloSupplier(options: AiraloOptions): Supplier {
     suspendProfile: unsupported('suspend'),
     resumeProfile: unsupported('resume'),
     terminateProfile: (iccid) => terminateAiraloProfile(session, iccid),
+    topupOffers: (iccid) => airaloTopupOffers(session, iccid),
+    topUp: (input) => topUpAiralo(session, input),
+    findTopup: (placed) => findAiraloTopup(session, placed),
     refundStatus: (iccid) => airaloRefundStatus(session, iccid),
   };
 }

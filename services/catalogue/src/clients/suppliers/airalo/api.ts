@@ -52,11 +52,23 @@ export const orderAnswerSchema = z.object({
   data: z.object({ id: z.coerce.number(), sims: z.array(simSchema), net_price: z.coerce.number().optional() }),
 });
 
+/** `GET /sims/{iccid}/topups`: the packages that can top the eSIM up (AIR-21: prices may be decimals). */
+export const topupsAnswerSchema = z.object({
+  /** `net_pricing`, or `discount_pricing` (then `net_price` is null: the cost is `price` less `discount_percentage`). */
+  pricing: z.object({ model: z.string(), discount_percentage: z.coerce.number().nullable().optional() }).optional(),
+  data: z.array(packageSchema.extend({ price: z.coerce.number(), net_price: z.number().nullable().optional() })),
+});
+
+/** `POST /orders/topups`: the order, and what Airalo charged us for the package (`net_price`, USD). */
+export const topupOrderAnswerSchema = z.object({ data: z.object({ id: z.coerce.number(), net_price: z.coerce.number().nullable().optional() }) });
+
 /** `POST /orders-async`: taken, with the request id its webhook will carry. */
 export const asyncOrderAnswerSchema = z.object({ data: z.object({ request_id: z.string().min(1) }) });
 
 const listedOrderSchema = z.object({
   id: z.coerce.number(),
+  /** `sim`, or `topup` for a package bought onto an eSIM (record 0248). */
+  type: z.string().optional(),
   code: z.string().optional(),
   description: z.string().nullable().optional(),
   package_id: z.string().optional(),

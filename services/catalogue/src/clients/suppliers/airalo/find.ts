@@ -54,6 +54,9 @@ export async function listAiraloOrders(session: AiraloSession, window: OrderWind
   const listed = read(ordersListSchema, answer, 'airalo orders');
   const orders: VendorOrder[] = [];
   for (const order of listed.data) {
+    // A top-up bought onto one of our eSIMs is no order of profiles: judged as one, the audit would
+    // release the eSIM it was bought for (record 0248).
+    if (order.type === 'topup') continue;
     const at = airaloTime(order.created_at);
     if (at === undefined || at < window.since || at > window.until) continue;
     const iccids = (order.sims ?? []).map((sim) => session.iccids.fromVendor(sim.iccid)).filter((i): i is string => i !== undefined);

@@ -1,7 +1,7 @@
 import type { ProfileReport } from '@connectivity/contracts';
-import { SupplierError } from '../port.ts';
 import { AIRALO_LIMITS, AIRALO_MB, airaloTime, usageAnswerSchema, type AiraloUsage } from './api.ts';
 import { read, type AiraloSession } from './session.ts';
+import { withKnownIccid } from '../vendor-iccid.ts';
 
 /**
  * Airalo's usage in our terms (docs/decisions/0130-vendor-status-mapping.md). Airalo reports no
@@ -31,26 +31,20 @@ export function airaloReport(iccid: string, usage: AiraloUsage, observedAt: numb
 }
 
 /** The usage of a profile and the form of its ICCID Airalo knows. */
-export async function usageOf(session: AiraloSession, iccid: string): Promise<{ usage: AiraloUsage; vendorIccid: string }> {
-  for (const candidate of session.iccids.candidates(iccid)) {
-    try {
-      const answer = await session.call({
-        operation: 'sim_usage',
-        method: 'GET',
-        path: `/sims/${encodeURIComponent(candidate)}/usage`,
-        idempotent: true,
-        limits: [
-          { key: `usage:${candidate}`, rule: AIRALO_LIMITS.usagePerIccid },
-          { key: 'usage', rule: AIRALO_LIMITS.usagePerClient },
-        ],
-      });
-      session.iccids.fromVendor(candidate);
-      return { usage: read(usageAnswerSchema, answer, 'airalo usage').data, vendorIccid: candidate };
-    } catch (error) {
-      if (!(error instanceof SupplierError) || error.failure !== 'unknown') throw error;
-    }
-  }
-  throw new SupplierError('unknown', `airalo does not know eSIM ${iccid}`);
+export function usageOf(session: AiraloSession, iccid: string): Promise<{ usage: AiraloUsage; vendorIccid: string }> {
+  return withKnownIccid(session.iccids, 'airalo', iccid, async (candidate) => {
+    const answer = await session.call({
+      operation: 'sim_usage',
+      method: 'GET',
+      path: `/sims/${encodeURIComponent(candidate)}/usage`,
+      idempotent: true,
+      limits: [
+        { key: `usage:${candidate}`, rule: AIRALO_LIMITS.usagePerIccid },
+        { key: 'usage', rule: AIRALO_LIMITS.usagePerClient },
+      ],
+    });
+    return { usage: read(usageAnswerSchema, answer, 'airalo usage').data, vendorIccid: candidate };
+  });
 }
 
 /**

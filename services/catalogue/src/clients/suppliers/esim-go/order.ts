@@ -1,6 +1,6 @@
 import { errorMessage } from '@connectivity/platform';
 import type { SuppliedProfile } from '@connectivity/contracts';
-import { SupplierError, type OrderProfilesInput, type Purchase } from '../port.ts';
+import { inDoubtAfter, SupplierError, type OrderProfilesInput, type Purchase } from '../port.ts';
 import { centsOf } from '../vendor-catalogue.ts';
 import { orderAnswerSchema, validateAnswerSchema } from './api.ts';
 import { revokeFor } from './cancel.ts';
@@ -46,14 +46,8 @@ export async function placeEsimGoOrder(session: EsimGoSession, { reference, bund
       idempotent: false,
     });
   } catch (error) {
-    if (error instanceof SupplierError && error.failure === 'unavailable' && error.sent) {
-      return {
-        outcome: 'in_doubt',
-        retryAfterSeconds: error.retryAfterSeconds ?? 2,
-        settlesWithinSeconds: Math.ceil(session.options.orderSettleMs / 1000),
-        vendorRequestId: null,
-      };
-    }
+    const doubt = inDoubtAfter(error, session.options.orderSettleMs);
+    if (doubt) return doubt;
     throw error;
   }
   const order = read(orderAnswerSchema, answer, 'esim-go order');

@@ -2,7 +2,7 @@ import type { Logger } from '@connectivity/platform';
 import { SupplierError } from '../port.ts';
 import { createCatalogueCache, type CatalogueCache, type VendorCatalogue } from '../vendor-catalogue.ts';
 import { createVendorHttp, type VendorAnswer, type VendorHttp, type VendorRequest } from '../vendor-http.ts';
-import { VendorIccids } from '../vendor-iccid.ts';
+import { VendorIccids, withKnownIccid } from '../vendor-iccid.ts';
 import { BoundedMemo } from '../bounded-memo.ts';
 import { ESIM_GO_LIMIT, errorBodySchema } from './api.ts';
 
@@ -78,15 +78,6 @@ export function createEsimGoSession(options: EsimGoOptions, loadCatalogue: (sess
 }
 
 /** The eSIM Go form of one of our ICCIDs that it knows, `work` run with it (`unknown` from the first form: the other is tried). */
-export async function withVendorIccid<T>(session: EsimGoSession, iccid: string, work: (vendorIccid: string) => Promise<T>): Promise<T> {
-  for (const candidate of session.iccids.candidates(iccid)) {
-    try {
-      const result = await work(candidate);
-      session.iccids.fromVendor(candidate);
-      return result;
-    } catch (error) {
-      if (!(error instanceof SupplierError) || error.failure !== 'unknown') throw error;
-    }
-  }
-  throw new SupplierError('unknown', `esim-go does not know eSIM ${iccid}`);
+export function withVendorIccid<T>(session: EsimGoSession, iccid: string, work: (vendorIccid: string) => Promise<T>): Promise<T> {
+  return withKnownIccid(session.iccids, 'esim-go', iccid, work);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SupplierError, type TopupPurchase } from '../port.ts';
+import { inDoubtAfter, SupplierError, type TopupPurchase } from '../port.ts';
 import { centsOf } from '../vendor-catalogue.ts';
 import { bundlesAnswerSchema, orderAnswerSchema } from './api.ts';
 import { read, withVendorIccid, type EsimGoSession } from './session.ts';
@@ -48,14 +48,8 @@ export async function topUpEsimGo(session: EsimGoSession, input: { iccid: string
       idempotent: false,
     });
   } catch (error) {
-    if (error instanceof SupplierError && error.failure === 'unavailable' && error.sent) {
-      return {
-        outcome: 'in_doubt',
-        retryAfterSeconds: error.retryAfterSeconds ?? 2,
-        settlesWithinSeconds: Math.ceil(session.options.orderSettleMs / 1000),
-        vendorRequestId: null,
-      };
-    }
+    const doubt = inDoubtAfter(error, session.options.orderSettleMs);
+    if (doubt) return doubt;
     throw error;
   }
   const order = read(orderAnswerSchema, answer, 'esim-go top-up order');
