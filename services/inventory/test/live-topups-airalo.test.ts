@@ -129,6 +129,31 @@ describe('live top-ups at airalo', () => {
     }
   });
 
+  it('a slow Airalo that makes the top-up while nobody retries: the worker records it from its intent (record 0259), a late retry answers it', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const idempotencyKey = key();
+    await fake().control.fault({ kind: 'late', delayMs: SLOW_MS, path: TOPUP_PATH });
+    try {
+      expect((await calls.topUp(caller, esim.id, TOPUP_BUNDLE, idempotencyKey)).status).toBe(503);
+    } finally {
+      await fake().control.clearFaults();
+    }
+    await sleep(WINDOW_MS);
+    await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 8 * price, pending_cents: 0 });
+    const held = (await transactionsOf(caller)).find((t) => t.type === 'topup');
+    expect(held).toMatchObject({ amount_cents: -price });
+    const bundles = (await calls.get(caller, `/v1/esim/${esim.id}/bundles`)).body as List<EsimBundle>;
+    expect(bundles.data.map((b) => b.topup)).toContain(held!.source);
+    const retried = await calls.topUp(caller, esim.id, TOPUP_BUNDLE, idempotencyKey);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect((retried.body as Topup).id).toBe(held!.source);
+    expect(purchases()).toBe(before + 1);
+    expect(packagesAtVendor(esim.iccid)).toEqual([VENDOR_BUNDLES.airalo, TOPUP_BUNDLE]);
+  });
+
   it('an order Airalo answers 503 and never makes: a retry while in doubt is 503 with Retry-After; after the window the hold is given back', async () => {
     const caller = await calls.fund(10 * price);
     const esim = await liveEsim(caller);

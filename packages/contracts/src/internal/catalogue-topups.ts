@@ -35,7 +35,7 @@ export const topupPurchaseOutcomeSchema = z.discriminatedUnion('outcome', [
 ]);
 export type TopupPurchaseOutcome = z.infer<typeof topupPurchaseOutcomeSchema>;
 
-/** Top-ups as catalogue supplies them to inventory (records 0240-0244). */
+/** Top-ups as catalogue supplies them to inventory (records 0240-0248). */
 export const internalCatalogueTopupsContract = c.router(
   {
     listTopupOffers: {

@@ -19,11 +19,28 @@ const packageSchema = z.object({
   amount: z.coerce.number(),
   day: z.coerce.number().int(),
   is_unlimited: z.boolean(),
-  /** What we pay, in USD (prices.net_price has it in other currencies too). */
-  net_price: z.coerce.number(),
+  /** The list price, USD (AIR-10: decimals though typed integer). */
+  price: z.coerce.number(),
+  /** What we pay, in USD (prices.net_price has it in other currencies too); null or absent under discount pricing. */
+  net_price: z.number().nullable().optional(),
 });
 
+/** `net_pricing`, or `discount_pricing` (then `net_price` is null or absent: the cost is `price` less `discount_percentage`). */
+const pricingSchema = z.object({ model: z.string(), discount_percentage: z.coerce.number().nullable().optional() }).optional();
+
+/**
+ * What a package costs us, in USD: its `net_price` under net pricing; under discount pricing (the
+ * vendor's "Discount pricing" list variant, no `net_price`) its `price` less the account's discount. Never
+ * 0 for want of a field: a package with neither is costed at its list price.
+ */
+export function airaloCost(pkg: { price: number; net_price?: number | null | undefined }, pricing: z.infer<typeof pricingSchema>): number {
+  if (pkg.net_price !== null && pkg.net_price !== undefined) return pkg.net_price;
+  const discount = pricing?.model === 'discount_pricing' ? (pricing.discount_percentage ?? 0) : 0;
+  return (pkg.price * (100 - discount)) / 100;
+}
+
 export const packagesAnswerSchema = z.object({
+  pricing: pricingSchema,
   data: z.array(
     z.object({
       slug: z.string(),
@@ -54,9 +71,8 @@ export const orderAnswerSchema = z.object({
 
 /** `GET /sims/{iccid}/topups`: the packages that can top the eSIM up (AIR-21: prices may be decimals). */
 export const topupsAnswerSchema = z.object({
-  /** `net_pricing`, or `discount_pricing` (then `net_price` is null: the cost is `price` less `discount_percentage`). */
-  pricing: z.object({ model: z.string(), discount_percentage: z.coerce.number().nullable().optional() }).optional(),
-  data: z.array(packageSchema.extend({ price: z.coerce.number(), net_price: z.number().nullable().optional() })),
+  pricing: pricingSchema,
+  data: z.array(packageSchema),
 });
 
 /** `POST /orders/topups`: the order, and what Airalo charged us for the package (`net_price`, USD). */

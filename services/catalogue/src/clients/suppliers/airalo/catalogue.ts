@@ -1,9 +1,9 @@
 import type { SupplierBundle } from '../port.ts';
 import { centsOf, isoCountries, regionOf, usableBundleName, type VendorCatalogue } from '../vendor-catalogue.ts';
-import { AIRALO_LIMITS, AIRALO_MB, packagesAnswerSchema } from './api.ts';
+import { AIRALO_LIMITS, AIRALO_MB, airaloCost, packagesAnswerSchema } from './api.ts';
 import { read, type AiraloSession } from './session.ts';
 
-/** Airalo's SIM packages, page by page, as our bundles with their cost (`net_price`, USD whatever the account's currency). */
+/** Airalo's SIM packages, page by page, as our bundles with their cost (`airaloCost`, USD whatever the account's currency). */
 export async function loadAiraloCatalogue(session: AiraloSession): Promise<VendorCatalogue> {
   const bundles: SupplierBundle[] = [];
   const costs = new Map<string, number>();
@@ -16,7 +16,7 @@ export async function loadAiraloCatalogue(session: AiraloSession): Promise<Vendo
       idempotent: true,
       limits: [{ key: 'packages', rule: AIRALO_LIMITS.packages }],
     });
-    const { data, meta } = read(packagesAnswerSchema, answer, 'airalo packages');
+    const { pricing, data, meta } = read(packagesAnswerSchema, answer, 'airalo packages');
     last = Math.min(meta?.last_page ?? 1, 100);
     for (const destination of data) {
       for (const operator of destination.operators) {
@@ -37,7 +37,7 @@ export async function loadAiraloCatalogue(session: AiraloSession): Promise<Vendo
             install_window_days: operator.install_window_days ?? null,
             bytes_per_mb: AIRALO_MB,
           });
-          costs.set(pkg.id, centsOf(pkg.net_price));
+          costs.set(pkg.id, centsOf(airaloCost(pkg, pricing)));
         }
       }
     }

@@ -1,7 +1,7 @@
 import { inDoubtAfter, SupplierError, type TopupPlaced, type TopupPurchase, type VendorTopupOffer } from '../port.ts';
 import { withKnownIccid } from '../vendor-iccid.ts';
 import { centsOf, usableBundleName } from '../vendor-catalogue.ts';
-import { AIRALO_MB, topupOrderAnswerSchema, topupsAnswerSchema } from './api.ts';
+import { AIRALO_MB, airaloCost, topupOrderAnswerSchema, topupsAnswerSchema } from './api.ts';
 import { findOrderByReference } from './find.ts';
 import { read, type AiraloSession } from './session.ts';
 
@@ -28,7 +28,6 @@ export async function airaloTopupOffers(session: AiraloSession, iccid: string): 
     throw error;
   }
   const { pricing, data } = read(topupsAnswerSchema, answer, 'airalo top-up packages');
-  const discount = pricing?.model === 'discount_pricing' ? (pricing.discount_percentage ?? 0) : 0;
   return data
     .filter((pkg) => pkg.type === 'topup' && usableBundleName(pkg.id) && pkg.day >= 1)
     .map((pkg) => ({
@@ -38,7 +37,7 @@ export async function airaloTopupOffers(session: AiraloSession, iccid: string): 
       unlimited: pkg.is_unlimited,
       duration_days: pkg.day,
       bytes_per_mb: AIRALO_MB,
-      costCents: centsOf(pkg.net_price ?? (pkg.price * (100 - discount)) / 100),
+      costCents: centsOf(airaloCost(pkg, pricing)),
     }));
 }
 
