@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every credential of a deployment, made fresh: 32 random bytes each, in hex (they go into URLs
-# as they are), and the SHA-256 of each internal caller's token, which is all a service is told
+# as they are; a NATS password has a letter before it), and the SHA-256 of each internal caller's token, which is all a service is told
 # of its callers (INTERNAL_CALLERS). docs/deploy.md says where each one goes.
 #
 #   deploy/make-secrets.sh [ENV_FILE [SECRETS_DIR]]
@@ -15,6 +15,10 @@ secrets_dir=${2:-.secrets}
 [ ! -e "$env_file" ] || { echo "$env_file exists: move it away first (rotating a secret is in docs/deploy.md)" >&2; exit 1; }
 
 secret() { od -An -N32 -tx1 /dev/urandom | tr -d ' \n'; }
+# A NATS server reads each user's password from its environment as a configuration value, not as
+# text: hex such as `12e0ab…` is taken for a number and the server refuses to start. A letter first
+# keeps every password a string (the 32 random bytes are unchanged).
+nats_secret() { printf 'n%s' "$(secret)"; }
 digest() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
 
 umask 077
@@ -29,7 +33,7 @@ umask 077
     echo "${login}_PASSWORD=$(secret)"
   done
   for user in MIGRATE GATEWAY CATALOGUE INVENTORY SANDBOX_SIMULATOR NOTIFICATIONS; do
-    echo "${user}_NATS_PASSWORD=$(secret)"
+    echo "${user}_NATS_PASSWORD=$(nats_secret)"
   done
   echo "NATS_ROUTE_PASSWORD=$(secret)"
   echo "REDIS_PASSWORD=$(secret)"

@@ -134,6 +134,19 @@ describe('deploy/make-secrets.sh', () => {
           .digest('hex'),
       );
     }
+    // Every NATS password is a string to the NATS server, which reads it as a configuration value
+    // (hex like `12e0…` would be a number, and the server would not start): a letter first, and the
+    // server's own check of deploy/nats/users.conf with these values passes.
+    const natsPasswords = Object.entries(values).filter(([name]) => name.endsWith('_NATS_PASSWORD'));
+    expect(natsPasswords.length).toBeGreaterThan(0);
+    for (const [name, value] of natsPasswords) expect(value, name).toMatch(/^[a-z]/);
+    const checked = spawnSync('nats-server', ['-c', path.join(root, 'deploy/nats/users.conf'), '-t'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...Object.fromEntries(natsPasswords) },
+      timeout: 30_000,
+    });
+    expect(checked.error, 'nats-server must be on the PATH (it runs beside PostgreSQL for the tests)').toBeUndefined();
+    expect(checked.status, checked.stderr).toBe(0);
     expect(readFileSync(path.join(secretsDir, 'metrics_token'), 'utf8')).toBe(values.METRICS_TOKEN);
     expect(secretWeakness(readFileSync(path.join(secretsDir, 'grafana_admin_password'), 'utf8'))).toBeUndefined();
     const again = run();
