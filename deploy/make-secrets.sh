@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every credential of a deployment, made fresh: 32 random bytes each, in hex (they go into URLs
-# as they are; a NATS password has a letter before it), and the SHA-256 of each internal caller's token, which is all a service is told
-# of its callers (INTERNAL_CALLERS). docs/deploy.md says where each one goes.
+# as they are; a NATS password has a letter before it), and the SHA-256 of each internal caller's
+# token, which is all a service is told of its callers (INTERNAL_CALLERS). docs/deploy.md says
+# where each one goes.
 #
 #   deploy/make-secrets.sh [ENV_FILE [SECRETS_DIR]]
 #
