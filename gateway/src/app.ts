@@ -25,7 +25,7 @@ import { applyAddressLimit } from './use-cases/rate-limit.ts';
 export type AppDeps = Pick<GatewayContext, 'db' | 'bus' | 'logger' | 'config' | 'edge'> & {
   /** Replaces the HTTP forwarder (the embedded runner may route in process). */
   forwarder?: Forwarder;
-  /** Replaces the call that passes suppliers' callbacks to inventory. */
+  /** Replaces the call that passes suppliers' callbacks to catalogue. */
   passCallback?: PassCallback;
 };
 
@@ -110,7 +110,7 @@ export function createApp(deps: AppDeps): Express {
       bodyDeadline: { ms: config.REQUEST_BODY_TIMEOUT_MS },
       passCallback:
         deps.passCallback ??
-        createSupplierCallbacks({ inventoryUrl: config.INVENTORY_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
+        createSupplierCallbacks({ catalogueUrl: config.CATALOGUE_URL, internalToken: config.INTERNAL_TOKEN ?? '', timeoutMs: config.UPSTREAM_TIMEOUT_MS }),
     }),
   );
 

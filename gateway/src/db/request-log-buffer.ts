@@ -15,7 +15,8 @@ export interface RequestLogOptions {
 
 /** A flush writes at most this many rows per statement. */
 export const REQUEST_LOG_BATCH = 500;
-const PURGE_BATCH = 1_000;
+/** The purge deletes at most this many rows per statement. */
+export const REQUEST_LOG_PURGE_BATCH = 1_000;
 
 /**
  * The per-account request log without a write per request: a request costs one array push
@@ -108,8 +109,13 @@ export class RequestLog {
 
   /** Deletes a batch of rows past the retention. */
   async purge(): Promise<PassResult> {
-    const purged = await purgeRequestLogs(this.options.knex, new Date(Date.now() - this.options.retentionMs), PURGE_BATCH);
-    return { done: purged, more: purged === PURGE_BATCH };
+    const purged = await this.purgeBefore(Date.now() - this.options.retentionMs, REQUEST_LOG_PURGE_BATCH);
+    return { done: purged, more: purged === REQUEST_LOG_PURGE_BATCH };
+  }
+
+  /** Deletes at most `limit` rows older than `cutoffMs`; resolves with how many (the retention sweep's step). */
+  purgeBefore(cutoffMs: number, limit: number): Promise<number> {
+    return purgeRequestLogs(this.options.knex, new Date(cutoffMs), limit);
   }
 
   /** Writes everything buffered, as far as the database takes it; a failure here loses only log lines. */

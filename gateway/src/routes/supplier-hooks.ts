@@ -34,10 +34,10 @@ function headersOf(req: Request): Record<string, string> {
  * The suppliers' callbacks (record 0150): `POST /hooks/airalo` and `POST /hooks/esim-go`, outside
  * `/v1` and without an API key (the vendor's signature, checked on the exact bytes by catalogue's
  * adapter, is the authentication). Counted per source address on a budget of their own; the raw
- * body (within its limit) and the headers go to inventory, which has the callback verified,
- * stores its reports and answers at once. Every refusal is the API's error object: a bad
- * signature 401 `signature_invalid`, another method 405 `method_not_allowed` with `Allow`, a
- * vendor that is not the live one the 404 of an unknown route (record 0204).
+ * body (within its limit) and the headers go to catalogue, which verifies the callback and
+ * answers once its reports are on the bus for inventory (record 0262). Every refusal is the API's
+ * error object: a bad signature 401 `signature_invalid`, another method 405 `method_not_allowed`
+ * with `Allow`, a vendor that is not the live one the 404 of an unknown route (record 0204).
  */
 export function supplierHookRoutes(deps: SupplierHookDeps): Router {
   const router = Router();

@@ -1,13 +1,20 @@
-import { startPoller, type Logger, type Poller } from '@connectivity/platform';
-import type { RequestLog } from '../db/request-log-buffer.ts';
+import { startRetentionSweep, type Logger, type Poller } from '@connectivity/platform';
+import { REQUEST_LOG_PURGE_BATCH, type RequestLog } from '../db/request-log-buffer.ts';
 
-/** Deletes requests past the retention, a tenth of the retention apart (at least a second, at most ten minutes). */
+/**
+ * Deletes requests past the retention on the platform's retention sweep, a tenth of the retention
+ * apart (at least a second, at most ten minutes), a batch per statement.
+ */
 export function startRequestLogPurger(options: { requestLog: RequestLog; logger: Logger }): Poller {
   const { requestLog } = options;
-  return startPoller({
+  const intervalMs = Math.min(10 * 60_000, Math.max(1_000, requestLog.retentionMs() / 10));
+  return startRetentionSweep({
     name: 'request log retention',
-    intervalMs: Math.min(10 * 60_000, Math.max(1_000, requestLog.retentionMs() / 10)),
     logger: options.logger,
-    pass: () => requestLog.purge(),
+    intervalMs,
+    firstDelayMs: intervalMs,
+    keepMs: requestLog.retentionMs(),
+    batch: REQUEST_LOG_PURGE_BATCH,
+    steps: [{ what: 'requests', deleteBatch: (cutoffMs, limit) => requestLog.purgeBefore(cutoffMs, limit) }],
   });
 }

@@ -146,7 +146,7 @@ export async function startUpstream(options: { db: Knex; leaseMs?: number }): Pr
     if (String(req.body).includes('"hang"')) return; // never answers
     res.json({ object: 'esim' });
   });
-  // As inventory answers a supplier's callback: a signature the (stand-in) adapter refuses is 401.
+  // As catalogue answers a supplier's callback: a signature the (stand-in) adapter refuses is 401.
   app.post('/internal/supplier-callbacks/:vendor', (req, res) => {
     const callback = JSON.parse(String(req.body)) as { body_base64: string; headers: Record<string, string> };
     if (callback.headers['x-signature-sha256'] !== 'good') {
@@ -155,7 +155,7 @@ export async function startUpstream(options: { db: Knex; leaseMs?: number }): Pr
         .json({ error: { type: 'authentication', code: 'signature_invalid', message: 'The callback signature is missing or wrong.', link: 'http://x' } });
       return;
     }
-    // As inventory answers for the vendor that is not the live supplier (catalogue's words).
+    // As catalogue answers for the vendor that is not the live supplier (its words).
     if (req.params.vendor === 'esim-go' && callback.headers['x-live-supplier'] === 'airalo') {
       res
         .status(404)

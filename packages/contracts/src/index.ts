@@ -6,6 +6,7 @@ export * from './public.ts';
 export * from './errors/api-error.ts';
 export * from './errors/from-zod.ts';
 export * from './events/items.ts';
+export * from './events/subjects.ts';
 export * from './json-schema.ts';
 export * from './routes/operation.ts';
 export * from './routes/route-table.ts';
@@ -19,7 +20,7 @@ export * from './internal/catalogue-supply.ts';
 export * from './internal/inventory-accounts.ts';
 export * from './internal/catalogue-accounts.ts';
 export * from './internal/inventory-releases.ts';
-export * from './internal/inventory-callbacks.ts';
+export * from './internal/supplier-callbacks.ts';
 export * from './internal/catalogue-topups.ts';
 
 export * from './openapi.ts';

@@ -1,5 +1,6 @@
-import type { EVENT_TYPES } from '@connectivity/contracts';
+import { SUPPLIER_REPORTS_FILTER, type EVENT_TYPES } from '@connectivity/contracts';
 import { KEY_CHANGES_SUBJECT } from '@connectivity/gateway';
+import { SUPPLIER_REPORTS_DURABLE } from '@connectivity/inventory';
 import { EVENTS_DURABLE, STREAM_NOTICE_SUBJECT } from '@connectivity/notifications';
 import { natsPermissions, type BusNames, type BusRole, type NatsPermissions } from '@connectivity/platform';
 
@@ -17,15 +18,16 @@ const eventsOf = (deployable: string) => (EVENT_FAMILIES[deployable] ?? []).map(
 
 /**
  * What each NATS user does on the bus, from the code: the subjects of the events its outbox
- * relay publishes, the notices it sends and hears, the durable consumer it reads with. The
- * catalogue and the simulator use the bus for nothing but readiness. `migrate` makes the streams
- * (docs/decisions/0220-nats-users-per-service.md).
+ * relay publishes, the notices it sends and hears, the durable consumers it reads with.
+ * Catalogue publishes the reports of the vendors' callbacks, which inventory consumes
+ * (docs/decisions/0262-supplier-callbacks-through-catalogue.md); the simulator uses the bus for
+ * nothing but readiness. `migrate` makes the streams (docs/decisions/0220-nats-users-per-service.md).
  */
 export const BUS_ROLES: Record<string, BusRole> = {
   migrate: { managesStreams: true },
   gateway: { publishes: eventsOf('gateway'), notices: [KEY_CHANGES_SUBJECT] },
-  catalogue: {},
-  inventory: { publishes: eventsOf('inventory') },
+  catalogue: { publishes: [SUPPLIER_REPORTS_FILTER] },
+  inventory: { publishes: eventsOf('inventory'), consumes: [SUPPLIER_REPORTS_DURABLE] },
   'sandbox-simulator': {},
   notifications: { consumes: [EVENTS_DURABLE], notices: [STREAM_NOTICE_SUBJECT] },
 };

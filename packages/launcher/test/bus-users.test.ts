@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { EVENT_TYPES } from '@connectivity/contracts';
+import { EVENT_SUBJECT_FILTERS, EVENT_TYPES, SUPPLIER_REPORTS_FILTER } from '@connectivity/contracts';
 import { createJetStreamBus, type Bus, type BusMessage } from '@connectivity/platform';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -35,7 +35,9 @@ describe('the NATS users, from the code', () => {
     const owners = EVENT_TYPES.map((type) => [type, Object.keys(EVENT_FAMILIES).filter((d) => EVENT_FAMILIES[d]?.includes(eventFamilyOf(type)))]);
     expect(owners.filter(([, found]) => found?.length !== 1)).toEqual([]);
     const publishers = BUS_USERS.filter((user) => (BUS_ROLES[user]?.publishes ?? []).length > 0);
-    expect(publishers.sort()).toEqual(['gateway', 'inventory']);
+    expect(publishers.sort()).toEqual(['catalogue', 'gateway', 'inventory']);
+    // Catalogue publishes no event: the reports of the vendors' callbacks alone, for inventory (record 0262).
+    expect(BUS_ROLES.catalogue?.publishes).toEqual([SUPPLIER_REPORTS_FILTER]);
   });
 
   test('deploy/nats/users.conf is what src/bus-users.ts makes (run `node packages/launcher/src/nats-conf.ts > deploy/nats/users.conf`)', () => {
@@ -84,7 +86,7 @@ describe.skipIf(!hasNatsServer)('the NATS users on a server of their own', () =>
     await catalogue?.ping();
 
     const received: BusMessage[] = [];
-    await notifications?.subscribe({ durable: 'notifications', filterSubjects: ['events.>'], maxDeliver: 1 }, async (msg) => {
+    await notifications?.subscribe({ durable: 'notifications', filterSubjects: [...EVENT_SUBJECT_FILTERS], maxDeliver: 1 }, async (msg) => {
       received.push(msg);
       if (msg.id === 'evt_poison') throw new Error('unstorable');
       await Promise.resolve();
@@ -93,8 +95,16 @@ describe.skipIf(!hasNatsServer)('the NATS users on a server of their own', () =>
     await inventory?.publish({ id: 'evt_refund', subject: 'events.live.refund.created', payload: {} });
     await inventory?.publish({ id: 'evt_poison', subject: 'events.test.balance.low', payload: {} });
     await gateway?.publish({ id: 'evt_key', subject: 'events.test.api_key.issued', payload: {} });
-    await until(() => received.length === 4);
+    // Catalogue hands a callback's reports to inventory, which reads them with its own durable consumer.
+    const reports: BusMessage[] = [];
+    await inventory?.subscribe({ durable: 'supplier-reports', filterSubjects: [SUPPLIER_REPORTS_FILTER], maxDeliver: 1 }, async (msg) => {
+      reports.push(msg);
+      await Promise.resolve();
+    });
+    await catalogue?.publish({ id: 'callback_1', subject: 'events.live.supplier_report.esim-go', payload: { reports: [] } });
+    await until(() => received.length === 4 && reports.length === 1);
     expect(received.map((m) => m.id).sort()).toEqual(['evt_esim', 'evt_key', 'evt_poison', 'evt_refund']);
+    expect(reports.map((m) => m.id)).toEqual(['callback_1']);
 
     const heard: unknown[] = [];
     await gateway?.listen('control.gateway.keys', (notice) => heard.push(notice));
@@ -118,6 +128,8 @@ describe.skipIf(!hasNatsServer)('the NATS users on a server of their own', () =>
       for (const [owner, families] of Object.entries(EVENT_FAMILIES)) {
         for (const family of families) await check(user, `publish ${family} events`, publishRefused(nc, `events.test.${family}.forged`), user !== owner);
       }
+      await check(user, 'publish supplier reports', publishRefused(nc, 'events.live.supplier_report.forged'), user !== 'catalogue');
+      await check(user, 'pull supplier reports', publishRefused(nc, '$JS.API.CONSUMER.MSG.NEXT.EVENTS.supplier-reports'), user !== 'inventory');
       await check(
         user,
         'publish a dead letter of notifications',

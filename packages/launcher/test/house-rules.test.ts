@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { SERVICES } from '@connectivity/contracts';
 import { describe, expect, it } from 'vitest';
 import { allServices } from '../src/services.ts';
 
 /**
  * The rules of the house that a reader relies on and a test can check: what CONTRIBUTING.md says
- * of the repository is true of it, the deployment files name every service of the launcher's list,
- * the source cites only files inside the repository, and no source file of a deployable or the
- * platform outgrows a reader.
+ * of the repository is true of it, the deployment files and the contracts name every service of
+ * the launcher's list (and the platform none), the source cites only files inside the repository,
+ * and no source file of a deployable or the platform outgrows a reader.
  */
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -81,6 +82,21 @@ describe('the list of services', () => {
     const text = read(file);
     const missing = services.filter((name) => !pattern(name).test(text));
     expect(missing).toEqual([]);
+  });
+
+  it("is the services the contract's routes may belong to", () => {
+    expect([...SERVICES].sort()).toEqual(services);
+  });
+
+  it('is named nowhere in the platform, which takes a service by its name (a string)', () => {
+    const quoted = new RegExp(`'(${services.join('|')})'`);
+    const naming = files('packages/platform/src', (name) => name.endsWith('.ts')).flatMap((file) =>
+      read(file)
+        .split('\n')
+        .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && quoted.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(naming).toEqual([]);
   });
 
   it('has a manifest per service in the Kubernetes base', () => {

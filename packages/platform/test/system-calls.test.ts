@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, internalSupplyCallbacksContract } from '@connectivity/contracts';
+import { ApiError, internalSupplierCallbacksContract } from '@connectivity/contracts';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createInternalClient, createLogger, createServiceApp, systemRouteOptions } from '../src/index.ts';
@@ -19,18 +19,17 @@ beforeAll(async () => {
     checks: {},
     routes: (express) =>
       createExpressEndpoints(
-        internalSupplyCallbacksContract,
-        s.router(internalSupplyCallbacksContract, {
-          parseCallback: ({ params, body, headers, res }) => {
+        internalSupplierCallbacksContract,
+        s.router(internalSupplierCallbacksContract, {
+          receiveSupplierCallback: ({ params, body, headers, res }) => {
             seen.push({
               vendor: params.vendor,
               caller: res.locals.caller === undefined ? undefined : 'present',
               requestId: headers['x-request-id'],
               bytes: body.body_base64,
             });
-            return Promise.resolve({ status: 200 as const, body: { reports: [] } });
+            return Promise.resolve({ status: 200 as const, body: { received: 0, stored: 0 } });
           },
-          listVendorOrders: () => Promise.resolve({ status: 200 as const, body: { orders: [], next_page: null } }),
         }),
         express,
         systemRouteOptions,
@@ -50,15 +49,15 @@ const input = { params: { vendor: 'esim-go' as const }, body: { body_base64: Buf
 
 describe('a call made for no account (system headers)', () => {
   test('is served with the token and a request id alone, and reaches the route without a caller', async () => {
-    const answer = await client().call(internalSupplyCallbacksContract.parseCallback, input);
-    expect(answer).toEqual({ reports: [] });
+    const answer = await client().call(internalSupplierCallbacksContract.receiveSupplierCallback, input);
+    expect(answer).toEqual({ received: 0, stored: 0 });
     expect(seen.at(-1)).toMatchObject({ vendor: 'esim-go', caller: undefined, bytes: input.body.body_base64 });
     expect(seen.at(-1)?.requestId).toMatch(/^req_/);
   });
 
   test('a call that carries an account does not reach it: 404 no_such_route', async () => {
     const before = seen.length;
-    const call = client().call(internalSupplyCallbacksContract.parseCallback, {
+    const call = client().call(internalSupplierCallbacksContract.receiveSupplierCallback, {
       ...input,
       caller: { accountId: 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', environment: 'live' },
     });
@@ -68,7 +67,7 @@ describe('a call made for no account (system headers)', () => {
   });
 
   test('a call without the internal token is refused 401 key_invalid', async () => {
-    await expect(client('another-token-of-enough-len').call(internalSupplyCallbacksContract.parseCallback, input)).rejects.toMatchObject({
+    await expect(client('another-token-of-enough-len').call(internalSupplierCallbacksContract.receiveSupplierCallback, input)).rejects.toMatchObject({
       code: 'key_invalid',
     });
   });

@@ -3,6 +3,7 @@ import {
   internalCatalogueAccountsContract,
   internalCatalogueTopupsContract,
   internalContract,
+  internalSupplierCallbacksContract,
   internalSupplyCallbacksContract,
   internalSupplyContract,
 } from '@connectivity/contracts';
@@ -11,6 +12,7 @@ import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { internalBundlesRouter } from './routes/internal-bundles.ts';
 import { internalLiveOrderingRouter } from './routes/internal-live-ordering.ts';
+import { internalSupplierCallbacksRouter } from './routes/internal-supplier-callbacks.ts';
 import { internalSupplyCallbacksRouter, internalSupplyRouter } from './routes/internal-supply.ts';
 import { internalTopupsRouter } from './routes/internal-topups.ts';
 import { listBundlesRouter } from './routes/list-bundles.ts';
@@ -26,6 +28,7 @@ export function createApp(context: CatalogueContext): Express {
       createExpressEndpoints(internalSupplyContract, internalSupplyRouter(context), app, tsRestOptions);
       createExpressEndpoints(internalCatalogueTopupsContract, internalTopupsRouter(context), app, tsRestOptions);
       createExpressEndpoints(internalSupplyCallbacksContract, internalSupplyCallbacksRouter(context), app, systemRouteOptions);
+      createExpressEndpoints(internalSupplierCallbacksContract, internalSupplierCallbacksRouter(context), app, systemRouteOptions);
       createExpressEndpoints(internalCatalogueAccountsContract, internalLiveOrderingRouter(context), app, operatorRouteOptions);
     },
   });

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { supplierReportsSubject, type ProfileReport, type SupplierReportsMessage } from '@connectivity/contracts';
 import { assertNoViolations, startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
+import { newId } from '@connectivity/platform';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { headersFor, newCaller, startCatalogue, systemHeaders, type CatalogueHarness, type FakeVendor } from './support.ts';
 
 /**
@@ -232,11 +234,31 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     await fake().control.useData(vendorIccid(iccid), Math.round(limit * 0.92));
     const callbacks = fake().control.callbacks();
     expect(callbacks.length).toBeGreaterThan(0);
-    const send = (vendor: string, body: string, headers: Record<string, string>) =>
-      request(h.app)
-        .post(`/internal/supply/callbacks/${vendor}`)
+    // catalogue answers a callback once its reports are on the bus, for inventory (record 0262):
+    // what it read is what it published.
+    const published: SupplierReportsMessage[] = [];
+    const subscription = await h.bus.subscribe<SupplierReportsMessage>(
+      { durable: `reports_${newId('request').slice(4)}`, filterSubjects: [supplierReportsSubject(vendorCase.vendor)] },
+      (msg) => {
+        published.push(msg.payload);
+        return Promise.resolve();
+      },
+    );
+    const readBefore = new Map<string, ProfileReport[]>();
+    const send = async (vendor: string, body: string, headers: Record<string, string>) => {
+      const before = published.length;
+      const res = await request(h.app)
+        .post(`/internal/supplier-callbacks/${vendor}`)
         .set(systemHeaders())
         .send({ body_base64: Buffer.from(body).toString('base64'), headers });
+      if (res.status !== 200) return res;
+      // A callback sent again is one message on the bus: its reports are those read the first time.
+      if ((res.body as { stored: number }).stored > 0) {
+        await vi.waitFor(() => expect(published).toHaveLength(before + 1), { timeout: 10_000, interval: 20 });
+        readBefore.set(body, published.at(-1)!.reports);
+      }
+      return { status: res.status, body: { reports: readBefore.get(body) ?? [] } };
+    };
 
     for (const callback of callbacks) {
       const headers = Object.fromEntries(Object.entries(callback.headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -270,10 +292,13 @@ describe.each(CASES)('the $vendor adapter', (vendorCase) => {
     expect(other.status).toBe(404);
     // A call made for an account does not reach the callback route.
     const forAccount = await request(h.app)
-      .post(`/internal/supply/callbacks/${vendorCase.vendor}`)
+      .post(`/internal/supplier-callbacks/${vendorCase.vendor}`)
       .set(headersFor(live))
       .send({ body_base64: Buffer.from(last.body).toString('base64'), headers: lastHeaders });
     expect(forAccount.status).toBe(404);
+    // Nothing refused went on the bus.
+    expect(published).toHaveLength(readBefore.size);
+    await subscription.stop();
   });
 
   it('answers 409 capability_not_orderable for suspend and resume, which neither vendor offers', async () => {

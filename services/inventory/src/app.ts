@@ -1,19 +1,5 @@
-import {
-  contract,
-  internalAccountsContract,
-  internalContract,
-  internalInventoryCallbacksContract,
-  internalInventoryReleasesContract,
-} from '@connectivity/contracts';
-import {
-  createCursorCodec,
-  createServiceApp,
-  operatorRouteOptions,
-  serviceFrame,
-  statementBatcher,
-  systemRouteOptions,
-  tsRestOptions,
-} from '@connectivity/platform';
+import { contract, internalAccountsContract, internalContract, internalInventoryReleasesContract } from '@connectivity/contracts';
+import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame, statementBatcher, tsRestOptions } from '@connectivity/platform';
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
@@ -21,7 +7,6 @@ import { balanceRouter } from './routes/balance.ts';
 import { esimRouter } from './routes/esims.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
 import { internalReleasesRouter } from './routes/internal-releases.ts';
-import { internalSupplierCallbacksRouter } from './routes/internal-supplier-callbacks.ts';
 import { internalUsageRouter } from './routes/internal-usage.ts';
 import { testClockRouter } from './routes/test-clocks.ts';
 import { topupRouter } from './routes/topups.ts';
@@ -94,8 +79,6 @@ export function createApp(context: InventoryContext): Express {
       createExpressEndpoints(internalContract.inventory, internalUsageRouter({ knex }), app, tsRestOptions);
       createExpressEndpoints(internalAccountsContract, internalAccountsRouter(knex), app, operatorRouteOptions);
       createExpressEndpoints(internalInventoryReleasesContract, internalReleasesRouter({ knex, cursors }), app, operatorRouteOptions);
-      // For no account: the internal token alone, never a call made for an API key.
-      createExpressEndpoints(internalInventoryCallbacksContract, internalSupplierCallbacksRouter({ knex, catalogue }), app, systemRouteOptions);
     },
   });
 }

@@ -11,6 +11,7 @@ import type { InventoryContext } from './context.ts';
 import { createCatalogueClient } from './clients/catalogue-client.ts';
 import { createTopupClient } from './clients/topup-client.ts';
 import { loadConfig, type Config } from './config.ts';
+import { startSupplierReportsConsumer } from './consumers/supplier-reports.ts';
 import { migrations } from './db/migrations/index.ts';
 import { SCHEMA } from './db/schema.ts';
 import { startExpirySweeper } from './workers/expiry-sweeper.ts';
@@ -38,7 +39,8 @@ export function createContext(runtime: ServiceRuntime, config: Config): Inventor
  * inventory: the eSIM routes and the ledger; in the background its outbox relay, expiry sweeper,
  * `esim.expiring` notices, supplier releases, the live life cycle from the supplier (callback inbox,
  * reconciliation), abandoned live purchases, refunds the vendor reviews, the audit of the vendor's
- * orders, the test data sweep and idempotency purge.
+ * orders, the test data sweep and idempotency purge; it hears the vendors' callbacks as catalogue puts
+ * their reports on the bus.
  */
 export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
   name: 'inventory',
@@ -155,6 +157,12 @@ export const inventoryService: ServiceDefinition<Config, InventoryContext> = {
     {
       name: 'idempotency purge',
       start: ({ db, logger }) => startIdempotencyPurge({ knex: db.knex, store: idempotencyStore(`${SCHEMA}.${IDEMPOTENCY_TABLE}`), logger }),
+    },
+  ],
+  consumers: [
+    {
+      name: 'supplier reports from catalogue',
+      start: ({ bus, db, logger }) => startSupplierReportsConsumer({ bus, knex: db.knex, logger }),
     },
   ],
 };

@@ -96,7 +96,6 @@ function catalogueFor(outcome: Outcome): CatalogueClient {
     refundStatus: unused,
     vendorOrders: unused,
     profileReport: unused,
-    parseCallback: unused,
   };
 }
 

@@ -67,7 +67,7 @@ describe.each(SUPPLIER_VENDORS)('the live life cycle from %s', (vendor) => {
   }
 });
 
-describe('a callback at inventory', () => {
+describe('a callback at catalogue (record 0262)', () => {
   let h: LiveHarness;
   beforeAll(async () => {
     h = await startLiveInventory('esim-go');
@@ -77,7 +77,7 @@ describe('a callback at inventory', () => {
   });
 
   const post = (vendor: string, body: string, headers: Record<string, string>) =>
-    request(h.app)
+    request(h.catalogueApp)
       .post(`/internal/supplier-callbacks/${vendor}`)
       .set(operatorHeaders())
       .send({ body_base64: Buffer.from(body).toString('base64'), headers });
@@ -95,7 +95,7 @@ describe('a callback at inventory', () => {
 
   it('for a vendor that is not the live supplier is 404, and no caller may reach the route', async () => {
     expect((await post('airalo', '{}', {})).status).toBe(404);
-    const asCaller = await request(h.app)
+    const asCaller = await request(h.catalogueApp)
       .post('/internal/supplier-callbacks/esim-go')
       .set({ ...operatorHeaders(), 'x-account-id': 'acct_01jd8x7k2m9q4r5s6t7v8w9xyz', 'x-environment': 'live' })
       .send({ body_base64: '', headers: {} });

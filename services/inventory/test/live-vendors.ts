@@ -5,7 +5,7 @@ import {
   loadConfig as loadCatalogueConfig,
   migrations as catalogueMigrations,
 } from '@connectivity/catalogue';
-import type { Order, SupplierVendor } from '@connectivity/contracts';
+import { EVENT_SUBJECT_FILTERS, type Order, type SupplierVendor } from '@connectivity/contracts';
 import { optInAiraloWebhook, startAiraloFake, startEsimGoFake, type AiraloFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import {
   closeServer,
@@ -40,6 +40,10 @@ export interface LiveHarness {
   app: Express;
   /** catalogue's base URL, for a worker a test runs itself. */
   catalogueUrl: string;
+  /** catalogue's app: where the vendor's callbacks go (the gateway's hook passes them there). */
+  catalogueApp: Express;
+  /** Every request catalogue's server took from inventory (`METHOD /path`), in order. */
+  catalogueRequests: string[];
   db: Database;
   events: InternalEvent[];
   /** Events of one eSIM, thresholds written `esim.usage.threshold:<percent>`. */
@@ -56,8 +60,9 @@ export interface LiveHarness {
 
 /**
  * inventory and catalogue on a fresh database and bus, catalogue's live supplier being the fake of
- * `vendor` (its API, its signed callbacks). The vendor's callbacks reach inventory's callback route
- * through a small relay that does what the gateway's hook does (the exact bytes, the headers).
+ * `vendor` (its API, its signed callbacks). The vendor's callbacks reach catalogue's callback route
+ * through a small relay that does what the gateway's hook does (the exact bytes, the headers);
+ * catalogue hands their reports to inventory on the bus (record 0262).
  */
 export interface LiveOptions {
   /** catalogue's settings over the harness's own. */
@@ -74,8 +79,8 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
   const servers: Server[] = [];
   const services: StartedService[] = [];
 
-  // The relay: the gateway's hook, reduced to what inventory sees of it.
-  // Set once inventory runs (the relay listens before: the vendor's fake needs its URL).
+  // The relay: the gateway's hook, reduced to what catalogue sees of it.
+  // Set once catalogue runs (the relay listens before: the vendor's fake needs its URL).
   const target: { app?: Express } = {};
   const hookAnswers: number[] = [];
   const relay = express();
@@ -131,8 +136,11 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
     ...supplierEnv,
     ...options.catalogueEnv,
   });
-  const catalogueServer = await listen(createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig)), 0, '127.0.0.1');
+  const catalogueApp = createCatalogueApp(createCatalogueContext({ db, bus, logger }, catalogueConfig));
+  const catalogueServer = await listen(catalogueApp, 0, '127.0.0.1');
   servers.push(catalogueServer);
+  const catalogueRequests: string[] = [];
+  catalogueServer.on('request', (req: { method?: string; url?: string }) => catalogueRequests.push(`${req.method ?? ''} ${req.url ?? ''}`));
   const catalogueAddress = catalogueServer.address();
   if (typeof catalogueAddress !== 'object' || catalogueAddress === null) throw new Error('catalogue did not bind');
 
@@ -153,15 +161,18 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
   });
   const started = await startService(inventoryService, { db, bus, logger }, config);
   services.push(started);
-  target.app = started.app;
+  target.app = catalogueApp;
   const app = started.app;
   const catalogueUrl = `http://127.0.0.1:${catalogueAddress.port}`;
 
   const events: InternalEvent[] = [];
-  const subscription = await bus.subscribe<InternalEvent>({ durable: `collector_${newId('request').slice(4)}`, filterSubjects: ['events.>'] }, (msg) => {
-    events.push(msg.payload);
-    return Promise.resolve();
-  });
+  const subscription = await bus.subscribe<InternalEvent>(
+    { durable: `collector_${newId('request').slice(4)}`, filterSubjects: [...EVENT_SUBJECT_FILTERS] },
+    (msg) => {
+      events.push(msg.payload);
+      return Promise.resolve();
+    },
+  );
 
   const order = (caller: Caller, body: object, idempotencyKey = `idem-${newId('request')}`) =>
     request(app).post('/v1/esim').set(headersFor(caller)).set('Idempotency-Key', idempotencyKey).send(body);
@@ -171,6 +182,8 @@ export async function startLiveInventory(vendor: SupplierVendor, inventoryEnv: R
     fake,
     app,
     catalogueUrl,
+    catalogueApp,
+    catalogueRequests,
     db,
     events,
     eventsOf: (esimId) =>

@@ -242,7 +242,6 @@ describe('an eSIM past its validity that the sweeper has not reached', () => {
     vendorOrders: () => Promise.reject(new Error('not used')),
     findOrder: () => Promise.reject(new Error('not used')),
     profileReport: () => Promise.reject(new Error('not used')),
-    parseCallback: () => Promise.reject(new Error('not used')),
   };
   const deps = () => ({ knex: h.db.knex, catalogue: unusedCatalogue, now: eightDaysOn });
 

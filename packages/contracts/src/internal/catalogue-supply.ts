@@ -255,23 +255,11 @@ export const internalSupplyContract = c.router(
 );
 
 /**
- * Calls that act for no account: a vendor's callback, verified (its signature, on the raw body)
- * and read by the adapter of the configured live supplier. 401 `signature_invalid` (record 0204): the signature is
- * missing or wrong; 404 `resource_not_found`: `vendor` is not the configured live supplier.
+ * Calls that act for no account: the vendor's orders for the audit against ours. (A vendor's
+ * callback goes from the gateway to catalogue's own route, record 0262.)
  */
 export const internalSupplyCallbacksContract = c.router(
   {
-    parseCallback: {
-      method: 'POST',
-      path: '/internal/supply/callbacks/:vendor',
-      summary: 'Verify and read a supplier callback into profile reports (stores nothing)',
-      pathParams: z.object({ vendor: z.enum(SUPPLIER_VENDORS) }),
-      body: supplierCallbackBodySchema,
-      responses: {
-        200: z.object({ reports: z.array(profileReportSchema) }),
-        ...errorResponses(['invalid_parameter', 'key_invalid', 'signature_invalid', 'resource_not_found', 'internal_error']),
-      },
-    },
     listVendorOrders: {
       method: 'GET',
       path: '/internal/supply/vendor-orders',

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { runPrepared } from '../db/prepared.ts';
 import type { Logger } from '../logger.ts';
-import { startPoller, type Poller } from '../work/poller.ts';
+import type { Poller } from '../work/poller.ts';
+import { startRetentionSweep } from '../work/retention.ts';
 
 /** A response as kept against an idempotency key, and replayed as it was. */
 export interface StoredResponse {
@@ -191,17 +192,15 @@ export const isReplayable = (response: Pick<StoredResponse, 'status' | 'headers'
  */
 export const isNoStore = (headers: Record<string, string>): boolean => /(^|,)\s*no-store\s*(,|$)/i.test(headers['cache-control'] ?? '');
 
-/** Deletes idempotency records past their 24 hours, a batch per pass, every `intervalMs`. */
+/** Deletes idempotency records past their 24 hours (each row carries its `expires_at`), a batch per pass, every `intervalMs`, on the retention sweep. */
 export function startIdempotencyPurge(options: { knex: Knex; store: IdempotencyStore; logger: Logger; intervalMs?: number }): Poller {
-  const batchSize = 1_000;
-  return startPoller({
+  const intervalMs = options.intervalMs ?? 10 * 60_000;
+  return startRetentionSweep({
     name: `idempotency purge (${options.store.table})`,
-    intervalMs: options.intervalMs ?? 10 * 60_000,
     logger: options.logger,
-    async pass() {
-      const purged = await options.store.purgeExpired(options.knex, batchSize);
-      if (purged > 0) options.logger.info({ purged, table: options.store.table }, 'purged expired idempotency records');
-      return { done: purged, more: purged === batchSize };
-    },
+    intervalMs,
+    firstDelayMs: intervalMs,
+    batch: 1_000,
+    steps: [{ what: 'records', deleteBatch: (_cutoffMs, limit) => options.store.purgeExpired(options.knex, limit) }],
   });
 }

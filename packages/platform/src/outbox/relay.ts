@@ -6,6 +6,7 @@ import { jitteredDelayMs } from '../work/backoff.ts';
 import { claimDue } from '../work/claim.ts';
 import { inBackgroundSpan, linksTo } from '../work/links.ts';
 import { startPoller } from '../work/poller.ts';
+import { startRetentionSweep } from '../work/retention.ts';
 import { OUTBOX_TABLE } from './migration.ts';
 
 /** The subset of pino the relay uses, so any pino logger (or a test double) fits. */
@@ -68,6 +69,8 @@ interface TickResult {
 }
 
 const DAY_MS = 86_400_000;
+/** Published rows deleted per statement by the retention. */
+const PRUNE_BATCH = 1_000;
 // Adds at most this to an event's way to its webhook under a steady stream (p99 budget 250 ms),
 // and turns a pass per order into a pass per few orders.
 const DEFAULT_WAKE_GAP_MS = 10;
@@ -83,7 +86,8 @@ export const outboxSignal = (schema: string): string => `outbox:${schema}`;
  * and marks them published. A crash after publishing but before marking leaves the rows pending:
  * after the lease they are published again and the bus drops them as duplicates of the same id.
  * A failed publish is retried later with exponential backoff and jitter; the rest of the batch
- * goes on. Published rows past the retention are pruned now and then.
+ * goes on. Published rows past the retention are pruned every `pruneIntervalMs`, a batch per
+ * statement, on the platform's retention sweep beside the relay's poller.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const {
@@ -101,7 +105,6 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     logger,
   } = options;
   const table = `${schema}.${OUTBOX_TABLE}`;
-  let lastPruneAt = 0;
 
   const claim = async (): Promise<OutboxRow[]> => {
     const rows = await claimDue<OutboxRow & { created_at: Date }>(knex, {
@@ -176,12 +179,20 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return { selected: rows.length, published: published.length };
   }
 
-  const pruneNow = (): Promise<number> =>
+  /** Deletes at most `limit` published rows older than `cutoffMs`; resolves with how many. */
+  const pruneBatch = (cutoffMs: number, limit: number): Promise<number> =>
     knex
       .table(table)
-      .whereNotNull('published_at')
-      .andWhere('published_at', '<', knex.raw("now() - ? * interval '1 millisecond'", [retentionMs]))
+      .whereIn('id', knex.table(table).select('id').whereNotNull('published_at').andWhere('published_at', '<', new Date(cutoffMs)).limit(limit))
       .delete();
+  const pruneNow = async (): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const pruned = await pruneBatch(Date.now() - retentionMs, PRUNE_BATCH);
+      total += pruned;
+      if (pruned < PRUNE_BATCH) return total;
+    }
+  };
 
   const poller = startPoller({
     name: `outbox relay (${schema})`,
@@ -192,15 +203,19 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     ...(logger && { logger }),
     async pass() {
       const { selected, published } = await publishBatch();
-      if (selected === 0 && Date.now() - lastPruneAt >= pruneIntervalMs) {
-        lastPruneAt = Date.now();
-        const pruned = await pruneNow();
-        if (pruned > 0) logger?.info({ schema, pruned }, 'pruned published outbox rows');
-      }
       // A whole batch that failed means the bus is probably down: those rows wait for their
       // backoff; walking the whole backlog now would be futile.
       return { done: published, more: selected === batchSize && published > 0 };
     },
+  });
+
+  const retention = startRetentionSweep({
+    name: `outbox retention (${schema})`,
+    ...(logger && { logger }),
+    intervalMs: pruneIntervalMs,
+    keepMs: retentionMs,
+    batch: PRUNE_BATCH,
+    steps: [{ what: 'published rows', deleteBatch: pruneBatch }],
   });
 
   const stopGauges = observeOutbox(knex, schema, table);
@@ -208,6 +223,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   return {
     async stop() {
       stopGauges();
+      await retention.stop();
       await poller.stop();
     },
     flush: () => poller.runOnce(),

@@ -5,8 +5,6 @@ import type { Database, MigrationSet } from '../db/types.ts';
 import type { InternalCallers } from '../http/internal-auth.ts';
 import type { Logger } from '../logger.ts';
 
-export type ServiceName = 'gateway' | 'catalogue' | 'inventory' | 'sandbox-simulator' | 'notifications';
-
 /** The real dependencies a service is started with; main.ts and the embedded runner build them. */
 export interface ServiceRuntime {
   db: Database;
@@ -42,7 +40,12 @@ export interface BackgroundWork<Context> {
  *   wrote).
  */
 export interface ServiceDefinition<C extends ServiceConfig = ServiceConfig, Context = unknown> {
-  name: ServiceName;
+  /**
+   * The deployable's name (its logs, traces, metrics and NATS user). The platform names no app:
+   * the deployables are listed once, by the launcher (`packages/launcher/src/services.ts`,
+   * record 0264).
+   */
+  name: string;
   migrations: MigrationSet;
   loadConfig(env?: NodeJS.ProcessEnv): C;
   context(runtime: ServiceRuntime, config: C): Context | Promise<Context>;

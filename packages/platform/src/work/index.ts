@@ -6,3 +6,4 @@ export * from './batcher.ts';
 export * from './sweep.ts';
 export * from './pool.ts';
 export * from './backoff.ts';
+export * from './retention.ts';

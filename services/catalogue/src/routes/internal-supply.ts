@@ -4,7 +4,7 @@ import { initServer } from '@ts-rest/express';
 import { actOnProfile, terminateProfile } from '../use-cases/act-on-profile.ts';
 import type { CatalogueDeps } from '../use-cases/live-catalogue.ts';
 import { purchaseProfiles, stockSandboxProfiles } from '../use-cases/order-profiles.ts';
-import { findSupplierOrder, listVendorOrders, parseSupplierCallback, refundStatus, reportProfile } from '../use-cases/supply-reports.ts';
+import { findSupplierOrder, listVendorOrders, refundStatus, reportProfile } from '../use-cases/supply-reports.ts';
 
 const s = initServer();
 
@@ -34,10 +34,9 @@ export function internalSupplyRouter(deps: CatalogueDeps) {
   });
 }
 
-/** Calls for no account: vendor callbacks the gateway received (verified and read, never stored here), and the vendor's orders for the audit. */
+/** Calls for no account: the vendor's orders for the audit. */
 export function internalSupplyCallbacksRouter(deps: CatalogueDeps) {
   return s.router(internalSupplyCallbacksContract, {
-    parseCallback: async ({ params, body }) => ({ status: 200, body: { reports: await parseSupplierCallback(deps, params.vendor, body) } }),
     listVendorOrders: async ({ query }) => ({ status: 200, body: await listVendorOrders(deps, query) }),
   });
 }

@@ -9,7 +9,6 @@ import {
   type Termination,
   type VendorOrder,
   type SuppliedProfile,
-  type SupplierVendor,
 } from '@connectivity/contracts';
 import { createInternalClient, errorMessage, UpstreamFailure, type Caller, type Logger } from '@connectivity/platform';
 import { createSandboxStock } from './sandbox-stock.ts';
@@ -46,8 +45,6 @@ export interface CatalogueClient {
   findOrder(caller: Caller, reference: string, placed?: { since: number; bundle: string; quantity: number }): Promise<SuppliedProfile[] | null>;
   /** What the supplier says of a live profile now; null when it knows no such profile. */
   profileReport(caller: Caller, iccid: string): Promise<ProfileReport | null>;
-  /** A vendor's callback verified and read by the live supplier's adapter (for no account): 401 `signature_invalid` when its signature fails. */
-  parseCallback(vendor: SupplierVendor, callback: { body_base64: string; headers: Record<string, string> }): Promise<ProfileReport[]>;
 }
 
 /** A 404 from catalogue: the supplier knows no such thing. */
@@ -153,8 +150,5 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
         async () => (await orNull(client.call(internalSupplyContract.findOrder, { params: { reference }, query: placed ?? {}, caller })))?.profiles ?? null,
       ),
     profileReport: (caller, iccid) => guarded(() => orNull(client.call(internalSupplyContract.profileReport, { params: { iccid }, caller }))),
-    // For no account: the call carries the internal token and the request id alone.
-    parseCallback: (vendor, callback) =>
-      guarded(async () => (await client.call(internalSupplyCallbacksContract.parseCallback, { params: { vendor }, body: callback })).reports),
   };
 }

@@ -1,4 +1,4 @@
-import { eventSchema } from '@connectivity/contracts';
+import { EVENT_SUBJECT_FILTERS, eventSchema } from '@connectivity/contracts';
 import { context, propagation } from '@opentelemetry/api';
 import { createBatcher, observeGauge, type Bus, type Database, type InternalEvent, type Logger, type Subscription } from '@connectivity/platform';
 import { z } from 'zod';
@@ -66,7 +66,13 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
   });
   const overCap = overCapLog(logger, cap);
   const subscription = await options.bus.subscribe(
-    { durable: EVENTS_DURABLE, filterSubjects: ['events.>'], maxDeliver: options.maxDeliver, backoffMs: options.backoffMs, concurrency: CONCURRENCY },
+    {
+      durable: EVENTS_DURABLE,
+      filterSubjects: [...EVENT_SUBJECT_FILTERS],
+      maxDeliver: options.maxDeliver,
+      backoffMs: options.backoffMs,
+      concurrency: CONCURRENCY,
+    },
     async (msg) => {
       const parsed = internalEventSchema.safeParse(msg.payload);
       if (!parsed.success) {
