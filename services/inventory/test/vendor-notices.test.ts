@@ -8,8 +8,8 @@ import { eventually, operatorHeaders } from './support.ts';
 
 /**
  * Vendor notices about our account (record 0237): Airalo's credit-limit webhook and eSIM Go's
- * LowBalance/InsufficientBalance callbacks, signed as each vendor signs them, through inventory's callback
- * route (as the gateway's hook forwards them) to catalogue's adapter: each moves the supplier notice
+ * LowBalance/InsufficientBalance callbacks, signed as each vendor signs them, through catalogue's callback
+ * route (as the gateway's hook forwards them, record 0262) to its adapter: each moves the supplier notice
  * counter by vendor and kind, and the stated balance; no tenant ever gets an event for them.
  */
 let metrics: MetricsCapture;
@@ -20,7 +20,7 @@ afterAll(async () => {
   await metrics?.stop();
 });
 
-/** The callback as the gateway's hook hands it to inventory: the exact bytes the vendor signs, and its headers. */
+/** The callback as the gateway's hook hands it to catalogue: the exact bytes the vendor signs, and its headers. */
 async function deliver(h: LiveHarness, payload: unknown) {
   let body: string;
   let signature: Record<string, string>;
@@ -31,7 +31,7 @@ async function deliver(h: LiveHarness, payload: unknown) {
     body = JSON.stringify(payload);
     signature = { 'x-signature-sha256': esimGoSignature(body, (h.fake as EsimGoFake).apiKey, 'hex') };
   }
-  return request(h.app)
+  return request(h.catalogueApp)
     .post(`/internal/supplier-callbacks/${h.vendor}`)
     .set(operatorHeaders())
     .send({ body_base64: Buffer.from(body).toString('base64'), headers: { 'content-type': 'application/json', ...signature } });
@@ -82,7 +82,7 @@ describe('Airalo’s credit-limit notice', () => {
 
   it('unsigned, is refused and counts nothing', async () => {
     const counted = (await notices('airalo', 'credit_limit')) ?? 0;
-    const forged = await request(h.app)
+    const forged = await request(h.catalogueApp)
       .post('/internal/supplier-callbacks/airalo')
       .set(operatorHeaders())
       .send({ body_base64: Buffer.from(JSON.stringify({ message: 'x', remaining: 1 })).toString('base64'), headers: { 'airalo-signature': 'ab'.repeat(64) } });
