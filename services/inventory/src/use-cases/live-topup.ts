@@ -58,7 +58,9 @@ export async function liveTopupPurchase(
 /** One purchase call for the intent (`sendToVendor`: marked in doubt before it is sent; refused or never made, the hold is given back). */
 async function buy(deps: LiveTopupDeps, caller: Caller, intent: PurchaseIntent, input: { iccid: string; bundle: string; price_cents: number }): Promise<void> {
   const topupId = intent.order_id;
-  const outcome = await sendToVendor(deps, intent, 'top-up', () => deps.topups.purchase(caller, { reference: topupId, iccid: input.iccid, bundle: input.bundle, price_cents: input.price_cents }));
+  const outcome = await sendToVendor(deps, intent, 'top-up', () =>
+    deps.topups.purchase(caller, { reference: topupId, iccid: input.iccid, bundle: input.bundle, price_cents: input.price_cents }),
+  );
   // The vendor's price was checked against the charge before buying (record 0160); a rise between that
   // quote and the order cannot be undone on a bundle already on the profile, so it is logged (record 0246).
   if (outcome.retail_price_cents !== null && outcome.retail_price_cents > input.price_cents) {
