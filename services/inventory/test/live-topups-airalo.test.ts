@@ -50,6 +50,24 @@ describe('live top-ups at airalo', () => {
     return (res.body as { esims: Esim[] }).esims[0]!;
   };
 
+  /**
+   * A funded account's live eSIM topped up while Airalo answers the top-up order late (the order made, its
+   * answer past our timeout): 503 with Retry-After, the price held. The fault stays on for the caller to clear.
+   */
+  const topUpWhileAiraloIsLate = async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const idempotencyKey = key();
+    await fake().control.fault({ kind: 'late', delayMs: SLOW_MS, path: TOPUP_PATH });
+    const first = await calls.topUp(caller, esim.id, TOPUP_BUNDLE, idempotencyKey);
+    expect(first.status).toBe(503);
+    expect(first.body.error).toMatchObject({ code: 'supplier_unavailable' });
+    expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await balanceOf(caller)).pending_cents).toBe(price);
+    return { caller, esim, before, idempotencyKey };
+  };
+
   it('offers for a live eSIM are the packages Airalo lists for it, priced as live orders are', async () => {
     const caller = await calls.fund(10 * price);
     const esim = await liveEsim(caller);
@@ -102,17 +120,8 @@ describe('live top-ups at airalo', () => {
   });
 
   it('a slow Airalo (the order made, its answer late) with an immediate retry of the same key: 503 with Retry-After, then one purchase, recorded once', async () => {
-    const caller = await calls.fund(10 * price);
-    const esim = await liveEsim(caller);
-    const before = purchases();
-    const idempotencyKey = key();
-    await fake().control.fault({ kind: 'late', delayMs: SLOW_MS, path: TOPUP_PATH });
     try {
-      const first = await calls.topUp(caller, esim.id, TOPUP_BUNDLE, idempotencyKey);
-      expect(first.status).toBe(503);
-      expect(first.body.error).toMatchObject({ code: 'supplier_unavailable' });
-      expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-      expect((await balanceOf(caller)).pending_cents).toBe(price);
+      const { caller, esim, before, idempotencyKey } = await topUpWhileAiraloIsLate();
       // Airalo made it: the retry finds the order by its description and records it, buying nothing.
       const retried = await calls.topUp(caller, esim.id, TOPUP_BUNDLE, idempotencyKey);
       expect(retried.status, JSON.stringify(retried.body)).toBe(201);
@@ -130,16 +139,13 @@ describe('live top-ups at airalo', () => {
   });
 
   it('a slow Airalo that makes the top-up while nobody retries: the worker records it from its intent (record 0259), a late retry answers it', async () => {
-    const caller = await calls.fund(10 * price);
-    const esim = await liveEsim(caller);
-    const before = purchases();
-    const idempotencyKey = key();
-    await fake().control.fault({ kind: 'late', delayMs: SLOW_MS, path: TOPUP_PATH });
+    let started;
     try {
-      expect((await calls.topUp(caller, esim.id, TOPUP_BUNDLE, idempotencyKey)).status).toBe(503);
+      started = await topUpWhileAiraloIsLate();
     } finally {
       await fake().control.clearFaults();
     }
+    const { caller, esim, before, idempotencyKey } = started;
     await sleep(WINDOW_MS);
     await settleAbandonedIntents(h.db, h.catalogueUrl, caller.accountId);
     expect(await balanceOf(caller)).toMatchObject({ available_cents: 8 * price, pending_cents: 0 });
