@@ -1,5 +1,6 @@
 import type { Bundle, Esim, List, Topup } from '@connectivity/contracts';
 import { assertNoViolations, type EsimGoFake } from '@connectivity/fake-suppliers';
+import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKey as key, liveCalls, sleep, SLOW_MS, startMoneyHarness, WINDOW_MS } from './live-calls.ts';
 import { VENDOR_BUNDLES, type LiveHarness } from './live-vendors.ts';
@@ -81,6 +82,40 @@ describe('live top-ups at esim-go', () => {
     expect(await transactionsOf(caller)).toContainEqual(expect.objectContaining({ type: 'topup', amount_cents: -price, source: topup.id }));
     const after = (await calls.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
     expect(after.data_limit_bytes).toBe(2 * esim.data_limit_bytes!);
+  });
+
+  it('revives an eSIM whose data ran out at eSIM Go: active again, its data added, `esim.topped_up`', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    await h.fake.control.attach(esim.iccid);
+    await h.fake.control.deplete(esim.iccid);
+    await eventually(async () => {
+      const now = (await calls.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
+      expect(now).toMatchObject({ state: 'expired', expired_reason: 'data_exhausted' });
+    }, 20_000);
+    await sleep(1_100);
+    const res = await calls.topUp(caller, esim.id, bundle);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const after = (await calls.get(caller, `/v1/esim/${esim.id}`)).body as Esim;
+    expect(after).toMatchObject({ state: 'active', expired_reason: null, data_limit_bytes: 2 * esim.data_limit_bytes! });
+    expect(assignmentsAtVendor(esim.iccid)).toBe(2);
+    await eventually(() => expect(h.eventsOf(esim.id)).toContain('esim.topped_up'), 10_000);
+  });
+
+  it('refuses with the error object, nothing bought or held: no Idempotency-Key, a cancelled eSIM', async () => {
+    const caller = await calls.fund(10 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const keyless = await request(h.app).post(`/v1/esim/${esim.id}/topups`).set(calls.headersOf(caller)).send({ bundle });
+    expect(keyless.status).toBe(400);
+    expect(keyless.body.error).toMatchObject({ code: 'idempotency_key_required' });
+    const cancel = await request(h.app).patch(`/v1/esim/${esim.id}`).set(calls.headersOf(caller)).set('Idempotency-Key', key()).send({ state: 'expired' });
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    const cancelled = await calls.topUp(caller, esim.id, bundle);
+    expect(cancelled.status).toBe(409);
+    expect(cancelled.body.error).toMatchObject({ code: 'invalid_state_transition' });
+    expect(purchases()).toBe(before);
+    expect((await balanceOf(caller)).pending_cents).toBe(0);
   });
 
   it('a bundle that is not among the eSIM’s offers: 400 invalid_parameter on `bundle`, nothing bought or held', async () => {
