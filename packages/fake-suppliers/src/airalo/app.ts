@@ -16,7 +16,7 @@ import { packagesRoute } from './routes-packages.ts';
 import { refundRoute } from './routes-refund.ts';
 import { simRoutes } from './routes-sims.ts';
 import { topupRoutes } from './routes-topups.ts';
-import type { AiraloControl } from './start.ts';
+import type { AiraloControl } from './context.ts';
 
 let validator: OpenApiValidator | undefined;
 

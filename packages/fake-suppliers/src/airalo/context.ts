@@ -1,8 +1,9 @@
 import type { RateLimitRule } from '../shared/rate-limiter.ts';
+import type { FakeControl } from '../shared/control.ts';
 import type { CommonContext } from '../shared/runtime.ts';
 import type { CommonFakeOptions } from '../shared/options.ts';
 import type { AiraloDestinationSpec, CataloguedPackage } from './catalogue.ts';
-import type { AiraloState } from './state.ts';
+import type { AiraloRefund, AiraloState, AiraloUsageStatus } from './state.ts';
 
 /** Airalo's documented rate limits (AIR-16: the newest vendor text), each overridable. */
 export interface AiraloRateLimits {
@@ -73,4 +74,24 @@ export interface AiraloContext extends CommonContext<AiraloState> {
   catalogue: AiraloDestinationSpec[];
   /** The usage answers being served from Airalo's cache: by ICCID, the answer and when it was made (fake clock). */
   usageCache: Map<string, { at: number; body: unknown }>;
+}
+
+/** What a test (or `/_fake`) may do to the fake beyond the API: its own type, so the app and the start-up share it without importing each other. */
+export interface AiraloControl extends FakeControl {
+  /** Any documented usage status (NOT_ACTIVE, ACTIVE, FINISHED, UNKNOWN, EXPIRED, RECYCLED), e.g. the two no handset event reaches. */
+  setUsageStatus(iccid: string, status: AiraloUsageStatus): Promise<void>;
+  /** A copy of everything the fake remembers (orders, eSIMs, refunds, opt-ins, balance). */
+  state(): AiraloState;
+  /** Every refund request made through POST /v2/refund, with its review status (`GET /_fake/refunds`). */
+  refunds(): AiraloRefund[];
+  /**
+   * Airalo's review agrees (`POST /_fake/refunds/{id}/approve`): the request's unused, unrefunded
+   * eSIMs are credited their net price and their orders become `refunded` or `partially_refunded`.
+   * Rejects a request that is unknown or already decided.
+   */
+  approveRefund(refundId: string): Promise<AiraloRefund>;
+  /** Airalo's review refuses (`POST /_fake/refunds/{id}/reject`): nothing is credited, no order changes. */
+  rejectRefund(refundId: string): Promise<AiraloRefund>;
+  /** Airalo changes what a package costs us (`net_price`, USD; `PUT /_fake/prices/{package}`): listed and charged from then on. */
+  setPrice(packageId: string, netPriceUsd: number): void;
 }

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { priceRoute, runControl } from '../shared/control.ts';
-import type { AiraloControl } from './start.ts';
+import type { AiraloControl } from './context.ts';
 
 /** `/_fake/...` routes only the Airalo fake has: the review Airalo's support team does by hand. */
 export function airaloControlRouter(control: AiraloControl): Router {

@@ -1,34 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
-import type { FakeControl } from '../shared/control.ts';
 import { settle } from '../shared/recorder.ts';
 import { fakeRuntime } from '../shared/runtime.ts';
 import { createAiraloApp } from './app.ts';
 import { AIRALO_CATALOGUE, packageIndex } from './catalogue.ts';
-import { AIRALO_RATE_LIMITS, AIRALO_USAGE_CACHE_MS, type AiraloContext, type AiraloFakeOptions } from './context.ts';
+import { AIRALO_RATE_LIMITS, AIRALO_USAGE_CACHE_MS, type AiraloContext, type AiraloControl, type AiraloFakeOptions } from './context.ts';
+
+export type { AiraloControl } from './context.ts';
 import { applyElapsedTime, attachSim, depleteSim, expireSim, installSim, setUsageStatus, useData } from './lifecycle.ts';
 import { usageBody } from './presenters.ts';
 import { approveRefund, rejectRefund } from './refunds.ts';
-import { freshAiraloState, upgradeAiraloState, type AiraloRefund, type AiraloState, type AiraloUsageStatus } from './state.ts';
-
-export interface AiraloControl extends FakeControl {
-  /** Any documented usage status (NOT_ACTIVE, ACTIVE, FINISHED, UNKNOWN, EXPIRED, RECYCLED), e.g. the two no handset event reaches. */
-  setUsageStatus(iccid: string, status: AiraloUsageStatus): Promise<void>;
-  /** A copy of everything the fake remembers (orders, eSIMs, refunds, opt-ins, balance). */
-  state(): AiraloState;
-  /** Every refund request made through POST /v2/refund, with its review status (`GET /_fake/refunds`). */
-  refunds(): AiraloRefund[];
-  /**
-   * Airalo's review agrees (`POST /_fake/refunds/{id}/approve`): the request's unused, unrefunded
-   * eSIMs are credited their net price and their orders become `refunded` or `partially_refunded`.
-   * Rejects a request that is unknown or already decided.
-   */
-  approveRefund(refundId: string): Promise<AiraloRefund>;
-  /** Airalo's review refuses (`POST /_fake/refunds/{id}/reject`): nothing is credited, no order changes. */
-  rejectRefund(refundId: string): Promise<AiraloRefund>;
-  /** Airalo changes what a package costs us (`net_price`, USD; `PUT /_fake/prices/{package}`): listed and charged from then on. */
-  setPrice(packageId: string, netPriceUsd: number): void;
-}
+import { freshAiraloState, upgradeAiraloState } from './state.ts';
 
 export interface AiraloFake {
   /** The API base, as AIRALO_API_URL takes it: `<origin>/v2`. */

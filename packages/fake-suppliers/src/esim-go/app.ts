@@ -14,7 +14,7 @@ import { accountRoutes } from './routes-account.ts';
 import { catalogueRoutes } from './routes-catalogue.ts';
 import { esimRoutes } from './routes-esims.ts';
 import { orderRoutes } from './routes-orders.ts';
-import type { EsimGoControl } from './start.ts';
+import type { EsimGoControl } from './context.ts';
 
 let validator: OpenApiValidator | undefined;
 

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { priceRoute, runControl } from '../shared/control.ts';
-import type { EsimGoControl } from './start.ts';
+import type { EsimGoControl } from './context.ts';
 
 /** `/_fake/...` routes only the eSIM Go fake has (the account settings eSIM Go keeps in its portal). */
 export function esimGoControlRouter(control: EsimGoControl): Router {

@@ -1,29 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
-import type { FakeControl } from '../shared/control.ts';
 import { settle } from '../shared/recorder.ts';
 import { fakeRuntime } from '../shared/runtime.ts';
 import { createEsimGoApp } from './app.ts';
 import { ESIM_GO_CATALOGUE } from './catalogue.ts';
-import { bundleOf, type EsimGoContext, type EsimGoFakeOptions } from './context.ts';
+import { bundleOf, type EsimGoContext, type EsimGoControl, type EsimGoFakeOptions } from './context.ts';
+
+export type { EsimGoControl } from './context.ts';
 import { applyElapsedTime, attachEsim, depleteEsim, expireEsim, installEsim, setBundleState, setProfileStatus, useData } from './lifecycle.ts';
 import { bundlesBody, esimDetails } from './presenters.ts';
-import { freshEsimGoState, type BundleState, type EsimGoState, type ProfileStatus } from './state.ts';
-
-export interface EsimGoControl extends FakeControl {
-  /** Any documented profileStatus (Released, Downloaded, Installed, Enabled, Disabled, Deleted, Unavailable, Confirmed, Error). */
-  setProfileStatus(iccid: string, status: ProfileStatus): Promise<void>;
-  /** Any documented bundleState (processing, queued, active, depleted, expired, revoked, lapsed). */
-  setBundleState(iccid: string, state: BundleState): Promise<void>;
-  /** The callback URL of the portal's API Details page (eSIM Go has no API for it). */
-  setCallbackUrl(url: string): void;
-  /** What the account manager does on request: refunds on revoke and from inventory on (true) or off. */
-  setRefundsEnabled(enabled: boolean): void;
-  /** A copy of everything the fake remembers (organisation, eSIMs, orders, inventory). */
-  state(): EsimGoState;
-  /** eSIM Go changes what a bundle costs (`price`, the organisation's currency; `PUT /_fake/prices/{bundle}`): listed, quoted and charged from then on. */
-  setPrice(bundle: string, price: number): void;
-}
+import { freshEsimGoState } from './state.ts';
 
 export interface EsimGoFake {
   /** The API base, as ESIMGO_API_URL takes it: `<origin>/v2.4`. */
