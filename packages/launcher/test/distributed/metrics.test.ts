@@ -90,6 +90,7 @@ describe('metrics on /metrics of every process', () => {
     expect(has(inventory, 'connectivity_outbox_oldest_age', { schema: 'inventory' })).toBe(true);
     // The consumer and the delivery.
     expect(has(notifications, 'connectivity_consumer_lag', { durable: 'notifications' })).toBe(true);
+    expect(has(inventory, 'connectivity_consumer_lag', { durable: 'supplier-reports' })).toBe(true);
     expect(value(notifications, 'connectivity_webhook_attempts_total', { outcome: 'succeeded' })).toBe(1);
     expect(value(notifications, 'connectivity_webhook_delivery_latency_count')).toBe(1);
   });

@@ -1,5 +1,5 @@
 import { SUPPLIER_REPORTS_FILTER, supplierReportsMessageSchema } from '@connectivity/contracts';
-import { injectTraceContext, signalAfterCommit, type Bus, type Logger, type Subscription } from '@connectivity/platform';
+import { injectTraceContext, observeGauge, signalAfterCommit, type Bus, type Logger, type Subscription } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { storeReports, SUPPLIER_REPORTS_SIGNAL } from '../db/supplier-report-repository.ts';
 
@@ -19,9 +19,9 @@ export interface SupplierReportsConsumerOptions {
  * report worker woken. The message is acked once that commit is done; a failure is redelivered,
  * and a message that is no reports at all goes to the dead letters after the bus's attempts.
  */
-export function startSupplierReportsConsumer(options: SupplierReportsConsumerOptions): Promise<Subscription> {
+export async function startSupplierReportsConsumer(options: SupplierReportsConsumerOptions): Promise<Subscription> {
   const { knex, logger } = options;
-  return options.bus.subscribe({ durable: SUPPLIER_REPORTS_DURABLE, filterSubjects: [SUPPLIER_REPORTS_FILTER] }, async (msg) => {
+  const subscription = await options.bus.subscribe({ durable: SUPPLIER_REPORTS_DURABLE, filterSubjects: [SUPPLIER_REPORTS_FILTER] }, async (msg) => {
     const parsed = supplierReportsMessageSchema.safeParse(msg.payload);
     if (!parsed.success) {
       logger.error({ message_id: msg.id, subject: msg.subject, delivery: msg.deliveryCount }, 'message is not supplier reports');
@@ -35,4 +35,15 @@ export function startSupplierReportsConsumer(options: SupplierReportsConsumerOpt
     });
     logger.debug({ vendor, received: reports.length, stored }, 'supplier reports stored');
   });
+  // Callbacks taken by catalogue and not yet in the inbox, beside notifications' event lag (same gauge).
+  const stopGauge = observeGauge('connectivity.consumer.lag', { description: 'Events on the bus not yet delivered to the consumer.' }, async () => [
+    { value: (await subscription.lag?.()) ?? 0, attributes: { durable: SUPPLIER_REPORTS_DURABLE } },
+  ]);
+  return {
+    ...subscription,
+    async stop() {
+      stopGauge();
+      await subscription.stop();
+    },
+  };
 }
