@@ -24,6 +24,8 @@ describe('scale-out: two of everything', () => {
       instances: { gateway: 2, catalogue: 2, inventory: 2, 'sandbox-simulator': 2, notifications: 2 },
       env: {
         RATE_LIMIT_PER_MINUTE: '100000',
+        // Load for as long as a stop and a drain take: not cut short by the day's quota of test eSIMs.
+        TEST_ESIMS_PER_DAY: '1000000',
         DELIVERY_POLL_INTERVAL_MS: '100',
         SWEEPER_INTERVAL_MS: '300',
         OUTBOX_POLL_INTERVAL_MS: '200',
