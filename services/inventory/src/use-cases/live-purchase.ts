@@ -37,12 +37,9 @@ export const MAX_LIVE_IN_FLIGHT = 10;
 export const PURCHASE_IN_DOUBT_MS = 10 * 60_000;
 
 /** How a use case's settings (records 0152, 0159, 0162) become a purchase's, the defaults filled in. */
-export function purchaseSettings(settings: {
-  now?: (() => Date) | undefined;
-  intentCheckAfterMs?: number | undefined;
-  maxLiveInFlight?: number | undefined;
-  purchaseInDoubtMs?: number | undefined;
-}) {
+export function purchaseSettings(
+  settings: Partial<Record<'intentCheckAfterMs' | 'maxLiveInFlight' | 'purchaseInDoubtMs', number | undefined>> & { now?: (() => Date) | undefined },
+) {
   return {
     now: settings.now ?? (() => new Date()),
     intentCheckAfterMs: settings.intentCheckAfterMs ?? INTENT_CHECK_AFTER_MS,
@@ -98,11 +95,10 @@ export async function livePurchase(
 ): Promise<{ orderId: string; profiles: SuppliedProfile[] }> {
   const nowMs = () => deps.now().getTime();
   const request = claim.request;
-  const earlier = request ? await findPendingIntent(deps.knex, request) : undefined;
+  const earlier = await resumeIntent(deps, request);
   let intent: PurchaseIntent;
   if (earlier) {
     intent = earlier;
-    await deferIntentCheck(deps.knex, intent.order_id, Math.max(nowMs() + deps.intentCheckAfterMs, (intent.in_doubt_until ?? 0) + AFTER_DOUBT_MS));
     const bought = await findPurchase(deps, caller, intent);
     if (bought !== null && bought.length > 0) {
       deps.logger.info(
@@ -121,6 +117,19 @@ export async function livePurchase(
     );
   }
   return { orderId: intent.order_id, profiles: await buy(deps, caller, intent, input) };
+}
+
+/** The pending intent an earlier attempt of this request left, its worker check pushed past this attempt and the vendor's window. */
+export async function resumeIntent(deps: Pick<LivePurchaseDeps, 'knex' | 'now' | 'intentCheckAfterMs'>, request: IdempotencyClaim['request']) {
+  const earlier = request ? await findPendingIntent(deps.knex, request) : undefined;
+  if (earlier) {
+    await deferIntentCheck(
+      deps.knex,
+      earlier.order_id,
+      Math.max(deps.now().getTime() + deps.intentCheckAfterMs, (earlier.in_doubt_until ?? 0) + AFTER_DOUBT_MS),
+    );
+  }
+  return earlier;
 }
 
 /** What a hold is for: our order's or top-up's id (the intent's reference), and the balance transaction's type. */

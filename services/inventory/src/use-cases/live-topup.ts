@@ -1,8 +1,8 @@
 import { ApiError, type InternalBundle } from '@connectivity/contracts';
 import { newId, type Caller, type IdempotencyClaim } from '@connectivity/platform';
 import type { TopupClient } from '../clients/topup-client.ts';
-import { deferIntentCheck, findPendingIntent, type PurchaseIntent } from '../db/purchase-intent-repository.ts';
-import { AFTER_DOUBT_MS, assertNotInDoubt, holdForPurchase, sendToVendor, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
+import type { PurchaseIntent } from '../db/purchase-intent-repository.ts';
+import { assertNotInDoubt, holdForPurchase, resumeIntent, sendToVendor, supplierUnavailable, type LivePurchaseDeps } from './live-purchase.ts';
 
 export type LiveTopupDeps = Pick<LivePurchaseDeps, 'knex' | 'logger' | 'now' | 'intentCheckAfterMs' | 'maxInFlight' | 'inDoubtMs'> & { topups: TopupClient };
 
@@ -25,11 +25,10 @@ export async function liveTopupPurchase(
 ): Promise<string> {
   const nowMs = () => deps.now().getTime();
   const request = claim.request;
-  const earlier = request ? await findPendingIntent(deps.knex, request) : undefined;
+  const earlier = await resumeIntent(deps, request);
   let intent: PurchaseIntent;
   if (earlier) {
     intent = earlier;
-    await deferIntentCheck(deps.knex, intent.order_id, Math.max(nowMs() + deps.intentCheckAfterMs, (intent.in_doubt_until ?? 0) + AFTER_DOUBT_MS));
     if (await foundAtVendor(deps, caller, intent, input)) {
       deps.logger.info({ topupId: intent.order_id }, 'a retried live top-up found its bundle on the profile; nothing is bought again');
       return intent.order_id;
