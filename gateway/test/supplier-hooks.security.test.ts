@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('POST /hooks/<vendor>', () => {
-  it('needs no key, and passes the exact bytes and the headers to inventory for no account', async () => {
+  it('needs no key, and passes the exact bytes and the headers to catalogue for no account', async () => {
     // Bytes a JSON parser would reformat: spacing, key order, an escaped character.
     const body = '{ "iccid":"8988247000000000017",  "event" : "Utilisation", "note":"caf\\u00e9" }';
     const res = await request(h.app)
@@ -65,7 +65,7 @@ describe('POST /hooks/<vendor>', () => {
     expect(forwarded().length).toBe(before);
   });
 
-  it("a signature inventory refuses is 401 signature_invalid, a code of its own (not an API key's), in the API's error object", async () => {
+  it("a signature catalogue refuses is 401 signature_invalid, a code of its own (not an API key's), in the API's error object", async () => {
     const refused = await request(h.app).post('/hooks/airalo').set(nextSource()).set('X-Signature-SHA256', 'forged').send('{}');
     expectError(refused, 401, 'signature_invalid');
     expect(refused.body.error.link).toMatch(/\/v1\/errors\/signature_invalid$/);
