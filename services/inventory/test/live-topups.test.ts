@@ -118,6 +118,18 @@ describe('live top-ups at esim-go', () => {
     expect((await balanceOf(caller)).pending_cents).toBe(0);
   });
 
+  it('a balance for one top-up and five at once, each with its own key: one 201, four 402, one purchase, never negative', async () => {
+    const caller = await calls.fund(2 * price);
+    const esim = await liveEsim(caller);
+    const before = purchases();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => calls.topUp(caller, esim.id, bundle)));
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 402, 402, 402, 402]);
+    for (const res of answers.filter((answer) => answer.status === 402)) expect(res.body.error).toMatchObject({ code: 'balance_insufficient' });
+    expect(purchases()).toBe(before + 1);
+    expect(assignmentsAtVendor(esim.iccid)).toBe(2);
+    expect(await balanceOf(caller)).toMatchObject({ available_cents: 0, pending_cents: 0 });
+  });
+
   it('a bundle that is not among the eSIM’s offers: 400 invalid_parameter on `bundle`, nothing bought or held', async () => {
     const caller = await calls.fund(10 * price);
     const esim = await liveEsim(caller);
