@@ -205,7 +205,7 @@ describe('the request log', () => {
 describe('the request log flush', () => {
   let fast: Harness;
   beforeAll(async () => {
-    fast = await startHarness({ REQUEST_LOG_FLUSH_MS: '100' });
+    fast = await startHarness({ REQUEST_LOG_FLUSH_MS: '100', RATE_LIMIT_PER_MINUTE: '100000' });
   });
   afterAll(async () => {
     await fast?.close();
@@ -222,5 +222,35 @@ describe('the request log flush', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(data.map((e) => e.id)).toEqual([answered.get('request-id')]);
+  });
+
+  it('under a stream of requests writes about once an interval, not once per few requests (record 0266)', async () => {
+    const a = await fast.account();
+    const inserts: number[] = [];
+    const count = (query: { sql: string; bindings?: unknown[] }) => {
+      if (/^insert into "gateway"."request_logs"/.test(query.sql) && query.bindings?.includes(a.accountId)) inserts.push(Date.now());
+    };
+    fast.db.knex.on('query', count);
+    const started = Date.now();
+    let answered = 0;
+    try {
+      // Four clients at once for a second: a flush always finds a few new entries waiting.
+      const client = async () => {
+        while (Date.now() - started < 1_000) {
+          expect((await request(fast.app).get('/v1/version').set(bearer(a.test))).status).toBe(200);
+          answered += 1;
+        }
+      };
+      await Promise.all([client(), client(), client(), client()]);
+      await fast.edge.requestLog.flush();
+    } finally {
+      fast.db.knex.off('query', count);
+    }
+    const elapsed = Date.now() - started;
+    expect(answered).toBeGreaterThan(50);
+    // A 100 ms interval over the run, plus the final flush and a margin for a slow timer.
+    expect(inserts.length).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 3);
+    const listed = ((await request(fast.app).get('/v1/request_logs?limit=100').set(bearer(a.test))).body as List).data;
+    expect(listed.length).toBe(Math.min(answered, 100));
   });
 });
