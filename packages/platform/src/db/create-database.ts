@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import { pgliteTemplatePath } from './pglite-template.ts';
+import { startPgliteVacuum } from './pglite-vacuum.ts';
 import type { Database } from './types.ts';
 
 export interface CreateDatabaseOptions {
@@ -25,6 +26,8 @@ export interface CreateDatabaseOptions {
    * and naming the host (verify-full; `DATABASE_CA_FILE`).
    */
   caFile?: string | undefined;
+  /** PGlite only: how often its stand-in for autovacuum looks for tables due (record 0267). */
+  vacuumIntervalMs?: number | undefined;
 }
 
 export const MEMORY_DATA_DIR = 'memory://';
@@ -91,7 +94,11 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
     acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
   });
 
+  // PGlite runs no autovacuum: without this, every deleted or updated row stays behind and each
+  // scan of a busy table walks them all (record 0267).
+  const vacuum = startPgliteVacuum(knex, options.vacuumIntervalMs);
   return wrap('pglite', knex, async () => {
+    await vacuum.stop();
     await knex.destroy();
     await server.close();
   });
