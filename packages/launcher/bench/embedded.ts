@@ -7,8 +7,10 @@ import { freePort } from '../src/distributed-stack.ts';
 import { memoryOf, startEmbedded, type Child } from './support/children.ts';
 import { profileClock } from './support/cpu-profile.ts';
 import type { OtlpSink } from './support/otlp-sink.ts';
+import { load } from './support/load.ts';
 import { rows, throughput } from './support/report.ts';
 import {
+  BURST_BEFORE_WEBHOOKS,
   CONNECTIONS,
   GETS_BEFORE_ORDERS,
   ORDER,
@@ -102,6 +104,23 @@ export async function embedded(sink: OtlpSink, cpuProfFlags: string[]): Promise<
     goal: '≥ 400 orders/s',
     met: orders.rps >= 400 && orders.ok > 0,
   });
+  // The burst the webhooks are timed behind is never smaller than BURST_BEFORE_WEBHOOKS orders.
+  let burst = orders.ok;
+  if (burst < BURST_BEFORE_WEBHOOKS) {
+    const rest = await load({
+      url,
+      path: '/v1/esim',
+      method: 'POST',
+      headers: orderHeaders,
+      body: ORDER,
+      perRequestHeaders: idempotencyKey,
+      connections: ORDER_CONNECTIONS,
+      durationSeconds: 0,
+      amount: BURST_BEFORE_WEBHOOKS - burst,
+    });
+    burst += rest.ok;
+    log(`embedded burst topped up with ${rest.ok} more orders (${rest.failures} failed) to ${burst}`);
+  }
   const webhooks = await orderToWebhook({
     url,
     headers: orderHeaders,
@@ -112,10 +131,10 @@ export async function embedded(sink: OtlpSink, cpuProfFlags: string[]): Promise<
     timeoutMs: 120_000,
   });
   rows.push({
-    figure: `embedded order 201 → verified esim.released webhook, ${WEBHOOK_ORDERS} orders ${WEBHOOK_ORDERS_AT_ONCE} at a time right after the burst of ${orders.ok}`,
+    figure: `embedded order 201 → verified esim.released webhook, ${WEBHOOK_ORDERS} orders ${WEBHOOK_ORDERS_AT_ONCE} at a time right after the burst of ${burst}`,
     measured: webhooks.text,
     goal: 'p99 < 250 ms',
-    met: webhooks.matched > 0 && webhooks.missing === 0 && webhooks.failed === 0 && webhooks.p99 < 250,
+    met: burst >= BURST_BEFORE_WEBHOOKS && webhooks.matched > 0 && webhooks.missing === 0 && webhooks.failed === 0 && webhooks.p99 < 250,
   });
   log(`embedded webhooks: ${webhooks.text}`);
   if (profileTarget === 'embedded') profileWindow.to = profileClock();
