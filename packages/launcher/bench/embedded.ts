@@ -114,7 +114,7 @@ export async function embedded(sink: OtlpSink, cpuProfFlags: string[]): Promise<
       headers: orderHeaders,
       body: ORDER,
       perRequestHeaders: idempotencyKey,
-      connections: ORDER_CONNECTIONS,
+      connections: Math.min(ORDER_CONNECTIONS, BURST_BEFORE_WEBHOOKS - burst),
       durationSeconds: 0,
       amount: BURST_BEFORE_WEBHOOKS - burst,
     });
