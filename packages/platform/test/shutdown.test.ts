@@ -26,7 +26,10 @@ async function start(
   const port = await freePort();
   // An OTLP endpoint nobody listens on: shutdown must not wait for it.
   const deadCollector = await freePort();
-  const child = spawn(process.execPath, ['--import', './src/telemetry/register.mjs', 'test/fixtures/stoppable-service.ts'], {
+  // --liftoff-only: the fixture's embedded database is PGlite (WebAssembly), and V8 lets a process
+  // exit only once its background compiler finishes the optimising tier-up of a hot function, up to
+  // 1.9 s on a slow machine (record 0026). A deployable runs on PostgreSQL and has no such code.
+  const child = spawn(process.execPath, ['--liftoff-only', '--import', './src/telemetry/register.mjs', 'test/fixtures/stoppable-service.ts'], {
     cwd: packageDir,
     env: {
       ...process.env,
