@@ -1,7 +1,7 @@
 import { assertNoViolations, startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headersFor, newCaller, startCatalogue, type CatalogueHarness } from './support.ts';
+import { headersFor, newCaller, startCatalogue, systemHeaders, type CatalogueHarness } from './support.ts';
 
 /**
  * One vendor, many accounts (record 0162): eSIM Go allows 10 calls a second, and catalogue keeps that
@@ -64,5 +64,32 @@ describe('the vendor’s rate budget shared by accounts', () => {
     expect(after.status, JSON.stringify(after.body)).toBe(200);
     // It reached the vendor: the circuit is closed.
     expect(Object.values(fake.control.counters().calls).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(callsBefore);
+  });
+
+  it('lets the audit’s listing wait its turn (record 0268): a page of a dozen untagged orders is read whole, not refused', async () => {
+    // A dozen orders placed outside our service (no customerRef): the listing looks each one's
+    // reference up, 13 calls, more than the system's share lets through within one call's 700 ms.
+    const placedFrom = Math.floor(Date.now() / 1000);
+    for (let placed = 0; placed < 12;) {
+      const res = await fetch(`${fake.url}/orders`, {
+        method: 'POST',
+        headers: { 'x-api-key': fake.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'transaction', assign: true, order: [{ type: 'bundle', item: BUNDLE, quantity: 1, allowReassign: false }] }),
+      });
+      if (res.status === 429) await sleep(1_000);
+      else {
+        expect(res.status).toBe(200);
+        placed += 1;
+      }
+    }
+    await sleep(1_100);
+    const res = await request(h.app)
+      .get('/internal/supply/vendor-orders')
+      .query({ since: placedFrom, until: Math.floor(Date.now() / 1000) })
+      .set(systemHeaders());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const untagged = (res.body.orders as { reference: string | null }[]).filter((o) => o.reference === null);
+    expect(untagged).toHaveLength(12);
+    assertNoViolations(fake);
   });
 });

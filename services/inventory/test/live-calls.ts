@@ -3,7 +3,7 @@ import { createLogger, newId } from '@connectivity/platform';
 import request from 'supertest';
 import { expect } from 'vitest';
 import { createCatalogueClient } from '../src/clients/catalogue-client.ts';
-import { startSupplierOrderAudit } from '../src/workers/supplier-order-audit.ts';
+import { supplierOrderAuditPass } from '../src/workers/supplier-order-audit.ts';
 import { startLiveInventory, type LiveHarness, type LiveOptions } from './live-vendors.ts';
 import { INTERNAL_TOKEN, newCaller, operatorHeaders, type Caller } from './support.ts';
 
@@ -69,13 +69,8 @@ export function liveCalls(h: () => LiveHarness) {
 
 const logger = createLogger({ name: 'live-calls', level: 'silent' });
 
-/** One pass of the audit of the vendor's orders against ours (record 0161), over the last hour. */
+/** One pass of the audit of the vendor's orders against ours (record 0161), over the last hour; a pass that cannot read them fails the test. */
 export async function auditVendorOrders(h: LiveHarness): Promise<void> {
-  const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 5_000, logger });
-  const audit = startSupplierOrderAudit({ knex: h.db.knex, catalogue, logger, intervalMs: 3_600_000, lookbackMs: 3_600_000, minAgeMs: 1 });
-  try {
-    await audit.runOnce();
-  } finally {
-    await audit.stop();
-  }
+  const catalogue = createCatalogueClient({ baseUrl: h.catalogueUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 15_000, logger });
+  await supplierOrderAuditPass({ knex: h.db.knex, catalogue, logger, lookbackMs: 3_600_000, minAgeMs: 1 })();
 }

@@ -1,7 +1,7 @@
 import { ApiError, type ProfileReport, type SuppliedProfile, type SupplierVendor, type VendorOrder } from '@connectivity/contracts';
 import type { Caller } from '@connectivity/platform';
 import { isSupplierError, type OrderWindow, type PlacedOrder } from '../clients/suppliers/port.ts';
-import { asTenant } from '../clients/suppliers/tenant.ts';
+import { asBackground, asTenant } from '../clients/suppliers/tenant.ts';
 import type { CatalogueDeps } from './live-catalogue.ts';
 import { supplierErrors } from './supplier-errors.ts';
 
@@ -52,10 +52,17 @@ export async function refundStatus(deps: CatalogueDeps, caller: Caller, iccid: s
   }
 }
 
+/**
+ * How long each of the audit's vendor calls may wait for room under the vendor's rate limit (record
+ * 0268): a page of eSIM Go orders is one call per order for its reference, more than the system's
+ * share lets through within one call's timeout.
+ */
+const AUDIT_WAIT_MS = 10_000;
+
 /** The live supplier's orders placed in a window, for the audit against ours (record 0161). */
 export async function listVendorOrders(deps: CatalogueDeps, window: OrderWindow): Promise<{ orders: VendorOrder[]; next_page: number | null }> {
   try {
-    const { orders, nextPage } = await deps.suppliers.live.listOrders(window);
+    const { orders, nextPage } = await asBackground(AUDIT_WAIT_MS, () => deps.suppliers.live.listOrders(window));
     return { orders, next_page: nextPage };
   } catch (error) {
     if (!isSupplierError(error)) throw error;

@@ -30,6 +30,26 @@ const ORDER_ID = /^ord_[0-9A-Za-z]{20,}$/;
  * left for a later pass.
  */
 export function startSupplierOrderAudit(options: SupplierOrderAuditOptions) {
+  const pass = supplierOrderAuditPass(options);
+  const poller = startPoller({
+    name: 'supplier order audit',
+    intervalMs: options.intervalMs,
+    logger: options.logger,
+    async pass() {
+      try {
+        return await pass();
+      } catch (error) {
+        // No live supplier, or it is down: the next pass reads the same window again.
+        options.logger.warn({ err: errorMessage(error) }, 'the audit of the vendor’s orders could not run; will retry');
+        return { done: 0, more: false };
+      }
+    },
+  });
+  return { runOnce: () => poller.runOnce(), stop: () => poller.stop() };
+}
+
+/** One pass of the audit over the look-back window; it throws when the vendor's orders cannot be read. */
+export function supplierOrderAuditPass(options: Omit<SupplierOrderAuditOptions, 'intervalMs'>) {
   const now = options.now ?? (() => Date.now());
 
   async function judge(order: VendorOrder): Promise<AuditVerdict | undefined> {
@@ -94,19 +114,5 @@ export function startSupplierOrderAudit(options: SupplierOrderAuditOptions) {
     return { done: judged, more: false };
   }
 
-  const poller = startPoller({
-    name: 'supplier order audit',
-    intervalMs: options.intervalMs,
-    logger: options.logger,
-    async pass() {
-      try {
-        return await pass();
-      } catch (error) {
-        // No live supplier, or it is down: the next pass reads the same window again.
-        options.logger.warn({ err: errorMessage(error) }, 'the audit of the vendor’s orders could not run; will retry');
-        return { done: 0, more: false };
-      }
-    },
-  });
-  return { runOnce: () => poller.runOnce(), stop: () => poller.stop() };
+  return pass;
 }

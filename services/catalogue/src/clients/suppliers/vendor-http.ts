@@ -5,7 +5,7 @@ import { BrokenCircuitError, ConsecutiveBreaker, ExponentialBackoff, circuitBrea
 import type { z } from 'zod';
 import { SupplierError } from './port.ts';
 import { ClientRateLimiter, type RateRule } from './rate-limiter.ts';
-import { currentTenant } from './tenant.ts';
+import { currentTenant, currentWaitMs } from './tenant.ts';
 
 export interface VendorHttpOptions {
   vendor: SupplierVendor;
@@ -128,9 +128,11 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
 
   async function attempt(req: VendorRequest): Promise<VendorAnswer> {
     const what = `${options.vendor} ${req.operation}`;
-    // Waiting for room under a limit counts against the same deadline as the call itself.
+    // Waiting for room under a limit counts against the same deadline as the call itself, unless the
+    // call is background work nobody waits on (record 0268).
     const tenant = currentTenant();
-    for (const { key, rule } of req.limits ?? []) await limiter.acquire(key, rule, options.timeoutMs, what, tenant);
+    const waitMs = currentWaitMs(options.timeoutMs);
+    for (const { key, rule } of req.limits ?? []) await limiter.acquire(key, rule, waitMs, what, tenant);
     const url = new URL(`${base}${req.path}`);
     for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
