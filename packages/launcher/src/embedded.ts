@@ -13,8 +13,9 @@ import { startFakeSupplier } from './fake-supplier.ts';
  * The `start` script gives Node a laptop's memory settings: PGlite's WASM functions compiled
  * when first called (most never are), a 2 MB young generation, a 256 MB old one and two V8
  * worker threads, since without limits V8 keeps far more memory than the live heap needs
- * (docs/decisions/0009-embedded-form-memory.md). They must be Node arguments: V8 sizes its heap
- * before any code here runs.
+ * (docs/decisions/0009-embedded-form-memory.md); V8's gc exposed and the C library's trim
+ * threshold fixed, so what a burst left is given back once idle (docs/decisions/0269). They must
+ * be Node arguments and the environment: V8 and malloc size themselves before any code here runs.
  */
 const config = loadLauncherConfig();
 const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { routeTable } from '@connectivity/contracts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startArguments } from '../src/start-command.ts';
+import { startCommand } from '../src/start-command.ts';
 import { waitUntilReady } from '../src/wait-ready.ts';
 import { startReceiver } from './support/receiver.ts';
 
@@ -52,9 +52,10 @@ describe('pnpm start (embedded)', () => {
     delete env.NATS_URL;
     // pnpm start's own default is what is tested.
     delete env.WEBHOOK_ALLOW_PRIVATE;
-    child = spawn(process.execPath, startArguments(), {
+    const start = startCommand();
+    child = spawn(process.execPath, start.args, {
       cwd: root,
-      env,
+      env: { ...env, ...start.env },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 150_000);

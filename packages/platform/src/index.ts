@@ -10,6 +10,7 @@ export * from './logger.ts';
 export * from './outbox/index.ts';
 export * from './request-context.ts';
 export * from './service/index.ts';
+export * from './memory/idle-release.ts';
 export * from './pagination/index.ts';
 export * from './idempotency/index.ts';
 export * from './telemetry/metrics.ts';

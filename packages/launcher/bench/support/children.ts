@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { startArguments } from '../../src/start-command.ts';
+import { startCommand } from '../../src/start-command.ts';
 
 /** The repository root (the embedded form runs from there, as `pnpm start` does). */
 export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -113,7 +113,12 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<Child & {
   delete env.NATS_URL;
   delete env.REDIS_URL;
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...startArguments()], { cwd: ROOT, env, stdio: options.verbose ? 'inherit' : 'ignore' });
+  const start = startCommand();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...start.args], {
+    cwd: ROOT,
+    env: { ...env, ...start.env },
+    stdio: options.verbose ? 'inherit' : 'ignore',
+  });
   const exited = track(child);
   const stop = () => stopChild(child, exited);
   try {
@@ -130,6 +135,21 @@ export async function memoryOf(pid: number): Promise<{ rss: number; peak: number
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+/** How long the bench leaves the server idle before it reads the memory it settled at (record 0269). */
+export const SETTLE_MS = 5_000;
+
+/**
+ * Each process's resident memory at the end of the load and after `SETTLE_MS` without a request,
+ * when the idle release (record 0269) has given back what the burst left behind (MiB).
+ */
+export async function memoryAfterLoad(pids: number[]): Promise<{ atLoad: number[]; settled: number[]; peak: number[] }> {
+  const atLoad = await Promise.all(pids.map(memoryOf));
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  const settled = await Promise.all(pids.map(memoryOf));
+
+  return { atLoad: atLoad.map((m) => m.rss), settled: settled.map((m) => m.rss), peak: settled.map((m) => m.peak) };
 }
 
 /** The environment a running process was started with, from /proc/<pid>/environ. */

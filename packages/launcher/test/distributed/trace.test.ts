@@ -7,7 +7,7 @@ import { startEsimGoFake, type EsimGoFake } from '@connectivity/fake-suppliers';
 import { createAccount } from '@connectivity/gateway';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort, startDistributedStack, type DistributedStack } from '../../src/distributed-stack.ts';
-import { startArguments } from '../../src/start-command.ts';
+import { startCommand } from '../../src/start-command.ts';
 import { ROOT } from '../../src/supervisor.ts';
 import { waitUntilReady } from '../../src/wait-ready.ts';
 import { hookUrl, liveSupplierEnv } from '../../src/fake-supplier.ts';
@@ -132,7 +132,8 @@ describe('one trace per request: embedded form (pnpm start: one process, PGlite 
       DELIVERY_POLL_INTERVAL_MS: '100',
     };
     for (const name of ['DATABASE_URL', 'NATS_URL', 'REDIS_URL']) delete env[name];
-    child = spawn(process.execPath, startArguments(), { cwd: ROOT, env, stdio: 'ignore' });
+    const start = startCommand();
+    child = spawn(process.execPath, start.args, { cwd: ROOT, env: { ...env, ...start.env }, stdio: 'ignore' });
     await waitUntilReady(`${gatewayUrl}/readyz`, 120_000);
   }, 180_000);
   afterAll(async () => {

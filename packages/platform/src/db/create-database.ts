@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { pgliteTemplatePath } from './pglite-template.ts';
 import { startPgliteVacuum } from './pglite-vacuum.ts';
 import type { Database } from './types.ts';
+import { onIdleRelease } from '../memory/idle-release.ts';
 
 export interface CreateDatabaseOptions {
   /** A PostgreSQL server (distributed mode). Absent: embedded PGlite under `dataDir`. */
@@ -134,9 +135,11 @@ async function startPgliteServer(directory: string | undefined, template: string
     throw error;
   }
   let closing: Promise<void> | undefined;
+  const stopReleasing = onIdleRelease(() => worker.postMessage('release-memory'));
   return {
     socketDir,
     close() {
+      stopReleasing();
       closing ??= (async () => {
         // Closed means the database has flushed its last writes; the thread is then ended
         // whether or not something in it would keep it alive.

@@ -16,6 +16,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { collectLastResort } from '../memory/idle-release.ts';
 
 const { directory, template, socketPath, conf } = workerData as { directory?: string; template?: string; socketPath: string; conf: string[] };
 const port = parentPort;
@@ -58,6 +59,8 @@ try {
     throw error;
   }
   port.on('message', (message: unknown) => {
+    // The process went idle: this isolate gives back what the burst left too (record 0269).
+    if (message === 'release-memory') collectLastResort();
     if (message !== 'close') return;
     void (async () => {
       await server.stop();

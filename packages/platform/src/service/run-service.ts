@@ -7,6 +7,7 @@ import { answerClientErrors } from '../http/client-error.ts';
 import { createLogger } from '../logger.ts';
 import { traceRequests } from '../telemetry/server-spans.ts';
 import { closeServer, trackRequests } from './drain.ts';
+import { watchForIdle } from '../memory/idle-release.ts';
 import { exitOnSignal } from './shutdown.ts';
 import { buildService } from './started-service.ts';
 import type { ServiceConfig, ServiceDefinition } from './types.ts';
@@ -32,6 +33,7 @@ const isServerTimeouts = (value: unknown): value is ServerTimeouts =>
  * Listens, with a span per request (`traceRequests`), and answers requests Node's HTTP parser
  * refuses with the error object (the app's `locals.baseUrl` makes its link). An app's
  * `locals.serverTimeouts` bound how long a client may take to send its headers and its request.
+ * Its requests count for the process's release of memory once idle (record 0269).
  */
 export function listen(app: RequestListener & { locals?: Record<string, unknown> }, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -45,6 +47,7 @@ export function listen(app: RequestListener & { locals?: Record<string, unknown>
     const baseUrl = app.locals?.baseUrl;
     answerClientErrors(server, typeof baseUrl === 'string' ? baseUrl : 'http://localhost:8080');
     trackRequests(server);
+    watchForIdle(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });
