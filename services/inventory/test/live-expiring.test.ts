@@ -24,6 +24,18 @@ async function notifyAhead(h: LiveHarness, seconds: number): Promise<number> {
   }
 }
 
+/**
+ * Passes of that notifier until one sends: a pass skips a row another transaction holds (here the
+ * reconciler, every 300 ms, and the reports poller), leaving it to the next pass, as a second instance
+ * would. Resolves with what the sending pass sent, so a pass that sent two would still fail.
+ */
+const notifyAheadOnceDue = (h: LiveHarness, seconds: number): Promise<number> =>
+  eventually(async () => {
+    const sent = await notifyAhead(h, seconds);
+    expect(sent).toBeGreaterThan(0);
+    return sent;
+  }, 5_000);
+
 const expiring = (h: LiveHarness, esimId: string) =>
   h.events.filter((e: InternalEvent) => e.type === 'esim.expiring' && (e.data as { object?: { id?: string } }).object?.id === esimId);
 const marks = (h: LiveHarness, esimId: string) => expiring(h, esimId).map((e) => (e.data as { days_left: number }).days_left);
@@ -50,9 +62,9 @@ describe('esim.expiring for an eSIM Go eSIM', () => {
     await eventually(() => expect(h.eventsOf(esim.id)).toEqual(['esim.released', 'esim.installed', 'esim.activated']), 20_000);
 
     expect(await notifyAhead(h, 3 * DAY)).toBe(0);
-    expect(await notifyAhead(h, 4 * DAY + 600)).toBe(1);
+    expect(await notifyAheadOnceDue(h, 4 * DAY + 600)).toBe(1);
     expect(await notifyAhead(h, 4 * DAY + 600)).toBe(0);
-    expect(await notifyAhead(h, 6 * DAY + 600)).toBe(1);
+    expect(await notifyAheadOnceDue(h, 6 * DAY + 600)).toBe(1);
     expect(await notifyAhead(h, 6 * DAY + 900)).toBe(0);
     await eventually(() => expect(marks(h, esim.id)).toEqual([3, 1]), 10_000);
     expect(expiring(h, esim.id)[0]).toMatchObject({ environment: 'live', account_id: caller.accountId, data: { object: { id: esim.id, state: 'active' } } });
