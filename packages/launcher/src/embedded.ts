@@ -19,7 +19,7 @@ import { startFakeSupplier } from './fake-supplier.ts';
  */
 const config = loadLauncherConfig();
 const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
-const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+const db = await createDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
 const bus = await createBus(busOptionsFrom(config, 'connectivity'));
 
 const env = serviceEnvironment(config);

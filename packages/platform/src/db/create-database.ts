@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { pgliteTemplatePath } from './pglite-template.ts';
 import { startPgliteVacuum } from './pglite-vacuum.ts';
 import type { Database } from './types.ts';
+import type { Logger } from '../logger.ts';
 import { onIdleRelease } from '../memory/idle-release.ts';
 
 export interface CreateDatabaseOptions {
@@ -29,6 +30,8 @@ export interface CreateDatabaseOptions {
   caFile?: string | undefined;
   /** PGlite only: how often its stand-in for autovacuum looks for tables due (record 0267). */
   vacuumIntervalMs?: number | undefined;
+  /** Where the background work the database runs itself (PGlite's vacuum) reports a failed pass. */
+  logger?: Pick<Logger, 'error' | 'info'> | undefined;
 }
 
 export const MEMORY_DATA_DIR = 'memory://';
@@ -97,7 +100,7 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
 
   // PGlite runs no autovacuum: without this, every deleted or updated row stays behind and each
   // scan of a busy table walks them all (record 0267).
-  const vacuum = startPgliteVacuum(knex, options.vacuumIntervalMs);
+  const vacuum = startPgliteVacuum(knex, { intervalMs: options.vacuumIntervalMs, logger: options.logger });
   return wrap('pglite', knex, async () => {
     await vacuum.stop();
     await knex.destroy();

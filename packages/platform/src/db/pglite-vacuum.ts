@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Logger } from '../logger.ts';
 import { startPoller, type PassResult, type Poller } from '../work/poller.ts';
 
 /**
@@ -40,7 +41,12 @@ export async function vacuumDueTables(knex: Knex): Promise<PassResult> {
   return { done: rows.length, more: false };
 }
 
-/** Runs `vacuumDueTables` every `intervalMs` until stopped. */
-export function startPgliteVacuum(knex: Knex, intervalMs = PGLITE_VACUUM_INTERVAL_MS): Poller {
-  return startPoller({ name: 'embedded database vacuum', intervalMs, pass: () => vacuumDueTables(knex) });
+/** Runs `vacuumDueTables` every `intervalMs` until stopped; a failed pass is logged and retried. */
+export function startPgliteVacuum(knex: Knex, options: { intervalMs?: number | undefined; logger?: Pick<Logger, 'error' | 'info'> | undefined } = {}): Poller {
+  return startPoller({
+    name: 'embedded database vacuum',
+    intervalMs: options.intervalMs ?? PGLITE_VACUUM_INTERVAL_MS,
+    ...(options.logger && { logger: options.logger }),
+    pass: () => vacuumDueTables(knex),
+  });
 }

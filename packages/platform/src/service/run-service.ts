@@ -71,6 +71,7 @@ export async function runService<C extends ServiceConfig, Context>(definition: S
     dataDir: config.DATA_DIR,
     poolMax: config.DATABASE_POOL_MAX,
     caFile: config.DATABASE_CA_FILE,
+    logger,
   });
   if (config.MIGRATE_ON_START || db.kind === 'pglite') await runMigrations(db.knex, definition.migrations);
   const bus = await createBus(busOptionsFrom(config, definition.name));
