@@ -2,7 +2,6 @@ import { newId } from '@connectivity/platform';
 import type { SupplierRelease } from '@connectivity/contracts';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishRelease } from '../src/db/release-repository.ts';
 import {
   eventually,
   headersFor,
@@ -35,6 +34,23 @@ function expectError(res: request.Response, status: number, code: string, param?
 }
 
 /**
+ * Writes a pending release abandoned as the worker would, but only between two of its attempts: a
+ * row an attempt holds has its lease (a minute ahead) as `next_attempt_at`, and that attempt, ending
+ * after the supplier is back, would write `released` over it. Here a retry waits at most 200 ms.
+ */
+async function abandonBetweenAttempts(id: string, lastError: string): Promise<void> {
+  await eventually(async () => {
+    const now = Date.now();
+    const written = await h.db
+      .knex('inventory.supplier_releases')
+      .where({ order_reference: id, status: 'pending' })
+      .andWhere('next_attempt_at', '<', now + 30_000)
+      .update({ status: 'abandoned', finished_at: now, last_error: lastError });
+    expect(written).toBe(1);
+  });
+}
+
+/**
  * A release the worker gave up on, made for real: a live order the vendor made whose write failed
  * and that nobody retried is handed by the purchase-intent worker to the release work; the supplier
  * is down while the worker tries, and the release is then abandoned as the worker abandons one the
@@ -56,7 +72,7 @@ async function abandonedRelease(): Promise<SupplierRelease> {
       expect(release?.attempts).toBeGreaterThanOrEqual(1);
       return release as SupplierRelease;
     });
-    await finishRelease(h.db.knex, pending.id, 'abandoned', Date.now(), 'the supplier cannot end these profiles');
+    await abandonBetweenAttempts(pending.id, 'the supplier cannot end these profiles');
     return (await releaseOf(pending.id)) as SupplierRelease;
   } finally {
     await resetSupplier(h);
