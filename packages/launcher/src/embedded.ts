@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import { ensureDevAccount } from '@connectivity/gateway';
 import { busOptionsFrom, createBus, createDatabase, createLogger, exitOnSignal } from '@connectivity/platform';
 import { loadLauncherConfig, serviceEnvironment } from './config.ts';
@@ -16,6 +17,9 @@ import { startFakeSupplier } from './fake-supplier.ts';
  * (docs/decisions/0009-embedded-form-memory.md); V8's gc exposed and the C library's trim
  * threshold fixed, so what a burst left is given back once idle (docs/decisions/0269). They must
  * be Node arguments and the environment: V8 and malloc size themselves before any code here runs.
+ * The script also keeps Node's compile cache (the TypeScript stripped and compiled) under
+ * node_modules/.cache, so a second start does not strip and compile every module again
+ * (docs/decisions/0270).
  */
 const config = loadLauncherConfig();
 const logger = createLogger({ name: 'connectivity', level: config.LOG_LEVEL });
@@ -33,6 +37,8 @@ const composition = await startComposition({ runtime: { db, bus, logger }, env, 
 
 const dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
 logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, 'Connectivity Service listening');
+// Written now, not at exit: Node writes it only on a natural exit, never after Ctrl-C or a kill.
+flushCompileCache();
 // The dev keys are printed for the person who started the sandbox, never logged.
 process.stdout.write(
   [

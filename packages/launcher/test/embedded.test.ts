@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,8 @@ const key = (prefix: string) => `${prefix}${randomBytes(24).toString('hex')}`;
 
 describe('pnpm start (embedded)', () => {
   let dataDir: string;
+  /** Node's compile cache for these starts: the script's own folder, moved aside so the test sees what one start writes. */
+  let compileCache: string;
   let port: number;
   let child: ChildProcess | undefined;
   const testKey = key('sk_test_');
@@ -55,7 +57,7 @@ describe('pnpm start (embedded)', () => {
     const start = startCommand();
     child = spawn(process.execPath, start.args, {
       cwd: root,
-      env: { ...env, ...start.env },
+      env: { ...env, ...start.env, NODE_COMPILE_CACHE: compileCache },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     await waitUntilReady(`http://127.0.0.1:${port}/readyz`, 150_000);
@@ -70,6 +72,7 @@ describe('pnpm start (embedded)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'connectivity-embedded-'));
+    compileCache = await mkdtemp(join(tmpdir(), 'connectivity-compile-cache-'));
     port = await freePort();
     await start();
   }, 200_000);
@@ -77,6 +80,15 @@ describe('pnpm start (embedded)', () => {
   afterAll(async () => {
     await stop();
     await rm(dataDir, { recursive: true, force: true });
+    await rm(compileCache, { recursive: true, force: true });
+  });
+
+  test("leaves Node's compile cache once ready, while still running, so the next start reuses it (record 0270)", async () => {
+    expect(startCommand().env.NODE_COMPILE_CACHE).toBeTruthy();
+    // One folder per Node version, holding an entry per module compiled (and per TypeScript file stripped).
+    const [version] = await readdir(compileCache);
+    expect(version).toMatch(/^v24\./);
+    expect((await readdir(join(compileCache, version ?? ''))).length).toBeGreaterThan(500);
   });
 
   test('serves openapi.json without a key, with every route of the contract', async () => {
