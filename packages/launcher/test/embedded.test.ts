@@ -87,7 +87,7 @@ describe('pnpm start (embedded)', () => {
     expect(startCommand().env.NODE_COMPILE_CACHE).toBeTruthy();
     // One folder per Node version, holding an entry per module compiled (and per TypeScript file stripped).
     const [version] = await readdir(compileCache);
-    expect(version).toMatch(/^v24\./);
+    expect(version).toMatch(/^v\d+\./);
     expect((await readdir(join(compileCache, version ?? ''))).length).toBeGreaterThan(500);
   });
 
