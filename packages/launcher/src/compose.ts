@@ -9,6 +9,11 @@ export interface ComposeOptions {
   env: NodeJS.ProcessEnv;
   port: number;
   host: string;
+  /**
+   * Run once the gateway's tables exist, before it takes a request: what must be in place when the
+   * public port first answers (`pnpm start`'s dev account, so /readyz 200 means its keys work).
+   */
+  beforeGatewayListens?: () => Promise<void>;
 }
 
 export interface Composition {
@@ -21,7 +26,7 @@ export interface Composition {
  * order, and the gateway last on the public port; the gateway reaches them over HTTP exactly as
  * in the distributed form. Used by `pnpm start` and by the end-to-end tests.
  */
-export async function startComposition({ runtime, env: baseEnv, port, host }: ComposeOptions): Promise<Composition> {
+export async function startComposition({ runtime, env: baseEnv, port, host, beforeGatewayListens }: ComposeOptions): Promise<Composition> {
   // One process serves every gateway request here: its own memory counts the rate limit exactly,
   // unless a shared Redis is configured. The sandbox runs on the integrator's own machine, whose
   // receiver is on localhost: test webhooks may reach private addresses unless the caller says no.
@@ -33,6 +38,7 @@ export async function startComposition({ runtime, env: baseEnv, port, host }: Co
     const isGateway = service.name === 'gateway';
     const config = service.loadConfig({ ...env, PORT: String(isGateway ? port : 0), HOST: isGateway ? host : '127.0.0.1' });
     await runMigrations(runtime.db.knex, service.migrations);
+    if (isGateway) await beforeGatewayListens?.();
     const running = await buildService(service, { ...runtime, logger: runtime.logger.child({ service: service.name }) }, config);
     started.push(running);
     const server = await listen(running.app, config.PORT, config.HOST);

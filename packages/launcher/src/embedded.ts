@@ -33,9 +33,18 @@ const fakeSupplier = config.FAKE_SUPPLIER
   ? await startFakeSupplier(config.FAKE_SUPPLIER, { port: config.FAKE_SUPPLIER_PORT, gatewayUrl: `http://127.0.0.1:${config.PORT}` })
   : undefined;
 if (fakeSupplier) Object.assign(env, fakeSupplier.env);
-const composition = await startComposition({ runtime: { db, bus, logger }, env, port: config.PORT, host: config.HOST });
-
-const dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
+// The dev account is made before the gateway listens: once /readyz answers, its keys work.
+let dev: Awaited<ReturnType<typeof ensureDevAccount>> | undefined;
+const composition = await startComposition({
+  runtime: { db, bus, logger },
+  env,
+  port: config.PORT,
+  host: config.HOST,
+  beforeGatewayListens: async () => {
+    dev = await ensureDevAccount({ db }, { testKey: config.DEV_TEST_KEY, liveKey: config.DEV_LIVE_KEY, dataDir: config.DATA_DIR });
+  },
+});
+if (!dev) throw new Error('the gateway started without the dev account');
 logger.info({ port: config.PORT, database: db.kind, bus: bus.kind }, 'Connectivity Service listening');
 // Written now, not at exit: Node writes it only on a natural exit, never after Ctrl-C or a kill.
 flushCompileCache();
