@@ -20,12 +20,24 @@ export const notes: string[] = [];
 export const throughput = (result: LoadResult, unit = 'req/s') =>
   `${Math.round(result.rps)} ${unit} (p50 ${result.p50} ms, p99 ${result.p99} ms)${result.failures ? `, ${result.failures} failed: ${result.failureDetail}` : ''}`;
 
+/** Hello-world on the machine issue 33 set its orders/s goals on (48-50 k req/s; this kind of machine may do a third of it). */
+const ISSUE_MACHINE_HELLO = 49_000;
+
+/**
+ * An orders/s goal as issue 33 set it, with the share of hello-world it was on the issue's machine:
+ * the ratio column then says how far this run is from it on a slower or faster machine. Met stays
+ * the goal as set (`orders.rps >= perSecond`).
+ */
+export const ordersGoal = (perSecond: number) => `≥ ${perSecond} orders/s (${(perSecond / ISSUE_MACHINE_HELLO).toFixed(4)} of hello on the issue's machine)`;
+
+const formatRatio = (ratio: number) => (ratio < 0.1 ? ratio.toFixed(4) : ratio.toFixed(2));
+
 export function printTable(): void {
   const header = ['figure', 'measured', 'ratio to hello', 'goal', 'status'];
   const cells = rows.map((row) => {
     const ratio = row.rps === undefined || row.hello === undefined ? undefined : row.rps / row.hello;
     const met = row.minRatio !== undefined && ratio !== undefined ? ratio >= row.minRatio : row.met;
-    return [row.figure, row.measured, ratio === undefined ? '' : ratio.toFixed(2), row.goal, met === undefined ? '' : met ? 'met' : 'NOT met'];
+    return [row.figure, row.measured, ratio === undefined ? '' : formatRatio(ratio), row.goal, met === undefined ? '' : met ? 'met' : 'NOT met'];
   });
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((cell) => cell[i]?.length ?? 0)));
   const line = (cell: string[]) => `| ${cell.map((text, i) => text.padEnd(widths[i] ?? 0)).join(' | ')} |`;
