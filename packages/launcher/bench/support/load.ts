@@ -19,6 +19,8 @@ export interface LoadOptions {
 export interface LoadResult {
   /** 2xx answers per second: failures never count as throughput. */
   rps: number;
+  /** From the start to the last answer. */
+  seconds: number;
   ok: number;
   failures: number;
   /** Answers by status code, and connection errors / timeouts, when there were failures. */
@@ -60,7 +62,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     .filter(([code]) => !code.startsWith('2'))
     .map(([code, stats]) => `${code}×${stats.count ?? 0}`);
   if (result.errors > 0) codes.push(`errors×${result.errors}${result.timeouts > 0 ? ` (timeouts ${result.timeouts})` : ''}`);
-  return { rps: seconds > 0 ? ok / seconds : 0, ok, failures, failureDetail: codes.join(' '), p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: seconds > 0 ? ok / seconds : 0, seconds, ok, failures, failureDetail: codes.join(' '), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
 /** A keep-alive client over exactly one connection, timing each request to the microsecond. */
