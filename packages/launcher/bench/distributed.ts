@@ -7,7 +7,7 @@ import { environmentOf, memoryAfterLoad, SETTLE_MS, startBareForward } from './s
 import { cpuMeter, pidsNamed } from './support/cpu-meter.ts';
 import { profileClock } from './support/cpu-profile.ts';
 import { load, quantile, sequentialClient } from './support/load.ts';
-import { rows, notes, throughput, ordersGoal } from './support/report.ts';
+import { rows, notes, throughput, ordersRow } from './support/report.ts';
 import {
   BUNDLES,
   CONNECTIONS,
@@ -133,14 +133,7 @@ export async function distributed(sink: OtlpSink, cpuProfFlags: string[]): Promi
         perOrder.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', '),
     );
   }
-  rows.push({
-    figure: `POST /v1/esim, ${ORDER_CONNECTIONS} connections, right after the reads (idempotency on)`,
-    measured: throughput(orders, 'orders/s'),
-    rps: orders.rps,
-    hello: orders.hello,
-    goal: ordersGoal(500),
-    met: orders.rps >= 500 && orders.ok > 0,
-  });
+  rows.push(ordersRow(`POST /v1/esim, ${ORDER_CONNECTIONS} connections, right after the reads (idempotency on)`, orders, 500));
 
   const webhooks = await orderToWebhook({
     url: gatewayUrl,

@@ -7,7 +7,7 @@ import { memoryAfterLoad, SETTLE_MS, startEmbedded, type Child } from './support
 import { profileClock } from './support/cpu-profile.ts';
 import type { OtlpSink } from './support/otlp-sink.ts';
 import { load } from './support/load.ts';
-import { rows, throughput, ordersGoal } from './support/report.ts';
+import { rows, throughput, ordersRow } from './support/report.ts';
 import {
   BURST_BEFORE_WEBHOOKS,
   CONNECTIONS,
@@ -88,14 +88,7 @@ export async function embedded(sink: OtlpSink, cpuProfFlags: string[]): Promise<
     { url, path: '/v1/esim', method: 'POST', headers: orderHeaders, body: ORDER, perRequestHeaders: idempotencyKey, connections: ORDER_CONNECTIONS },
     { helloAfter: true, cold: true },
   );
-  rows.push({
-    figure: `embedded POST /v1/esim, ${ORDER_CONNECTIONS} connections, right after the reads`,
-    measured: throughput(orders, 'orders/s'),
-    rps: orders.rps,
-    hello: orders.hello,
-    goal: ordersGoal(400),
-    met: orders.rps >= 400 && orders.ok > 0,
-  });
+  rows.push(ordersRow(`embedded POST /v1/esim, ${ORDER_CONNECTIONS} connections, right after the reads`, orders, 400));
   // The burst the webhooks are timed behind is never smaller than BURST_BEFORE_WEBHOOKS orders.
   let burst = orders.ok;
   if (burst < BURST_BEFORE_WEBHOOKS) {
