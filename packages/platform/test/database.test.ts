@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,9 +67,12 @@ describe.each(testDatabaseBackends())('database on $kind', ({ kind, create }) =>
   });
 });
 
+/** This process's threads (Linux): a worker thread is one from the moment it is made. */
+const threadCount = () => readdirSync('/proc/self/task').length;
+
 describe('embedded PGlite', () => {
   test(
-    'keeps its data on disk across close and reopen',
+    "keeps its data on disk across close and reopen, and reopens it on its worker thread before the caller's next await",
     async () => {
       const dataDir = await mkdtemp(path.join(tmpdir(), 'platform-db-'));
       try {
@@ -83,7 +86,12 @@ describe('embedded PGlite', () => {
         await first.close();
         expect(existsSync(path.join(dataDir, 'pglite'))).toBe(true);
 
-        const second = await createDatabase({ dataDir });
+        // The launcher loads the app's modules while an existing data directory opens (record
+        // 0271): the worker thread must exist when createDatabase returns, nothing awaited first.
+        const threadsBefore = threadCount();
+        const opening = createDatabase({ dataDir });
+        expect(threadCount()).toBeGreaterThan(threadsBefore);
+        const second = await opening;
         try {
           expect(await second.knex.withSchema('inventory').from('esims').pluck('id')).toEqual(['esim_1']);
         } finally {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,12 +77,12 @@ const PGLITE_OPTIONS = {
 };
 
 async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOptions): Promise<Database> {
-  let directory: string | undefined;
-  if (dataDir !== MEMORY_DATA_DIR) {
-    directory = path.resolve(dataDir, 'pglite');
-    await initialiseDataDirectory(directory);
-    await keepPrivate(directory);
-  }
+  const directory = dataDir === MEMORY_DATA_DIR ? undefined : path.resolve(dataDir, 'pglite');
+  // Nothing is awaited before the worker starts on a data directory that exists, so a caller that
+  // goes on loading modules meanwhile (the embedded launcher) has it opening on the other core
+  // (docs/decisions/0271-embedded-database-starts-first.md).
+  if (directory !== undefined && !isDataDirectory(directory)) await initialiseDataDirectory(directory);
+  if (directory !== undefined) keepPrivate(directory);
   // In memory: from the template of a fresh cluster when there is one (pglite-template.ts).
   const template = directory === undefined ? await pgliteTemplatePath(PGLITE_OPTIONS.postgresqlconf) : undefined;
   const server = await startPgliteServer(directory, template);
@@ -120,7 +120,7 @@ const SOCKET_PORT = 5432;
 async function startPgliteServer(directory: string | undefined, template: string | undefined): Promise<{ socketDir: string; close(): Promise<void> }> {
   // A fresh folder of the system's temporary space: mkdtemp makes it 0700, and its path stays
   // short (a socket path may not exceed ~100 bytes, which DATA_DIR could).
-  const socketDir = await mkdtemp(path.join(tmpdir(), 'connectivity-db-'));
+  const socketDir = mkdtempSync(path.join(tmpdir(), 'connectivity-db-'));
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
   const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, template, socketPath, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -164,8 +164,9 @@ const INIT_SCRIPT = fileURLToPath(new URL('./pglite-init.ts', import.meta.url));
  * in a sibling folder renamed into place when complete: a first start that is interrupted
  * leaves no half-made directory for the next start to trip on.
  */
+const isDataDirectory = (dir: string) => existsSync(path.join(dir, 'PG_VERSION'));
+
 async function initialiseDataDirectory(dir: string): Promise<void> {
-  if (existsSync(path.join(dir, 'PG_VERSION'))) return;
   // An empty folder (made by hand, or by an older version of this code) is replaced; one with
   // files but no PG_VERSION is not a database and not ours to remove or write into.
   if (existsSync(dir)) {
@@ -194,14 +195,14 @@ async function initialiseDataDirectory(dir: string): Promise<void> {
  * The database's files are its user's alone: folders 0700, files 0600, as PostgreSQL keeps its
  * own. The WASM file system gives the files it makes wider modes (up to 0666), so what earlier
  * runs left is set right at each start, and the folder's 0700 keeps everyone else out of what
- * is made while it runs.
+ * is made while it runs. Synchronous, so nothing is awaited before the worker starts.
  */
-async function keepPrivate(dir: string): Promise<void> {
-  await chmod(dir, 0o700);
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+function keepPrivate(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     const full = path.join(entry.parentPath, entry.name);
-    if (entry.isDirectory()) await chmod(full, 0o700);
-    else if (entry.isFile()) await chmod(full, 0o600);
+    if (entry.isDirectory()) chmodSync(full, 0o700);
+    else if (entry.isFile()) chmodSync(full, 0o600);
   }
 }
 
