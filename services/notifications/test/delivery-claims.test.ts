@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import knexFactory, { type Knex } from 'knex';
 import { runMigrations, type Database } from '@connectivity/platform';
 import { createTestDatabase } from '@connectivity/platform/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -148,5 +149,42 @@ describe.each([
     claimed = await claimWith({ perEndpoint: 10, perAccount: 7, dueSample });
     expect(claimed.claims).toHaveLength(1);
     expect(claimed.heldBack).toBe(true);
+  });
+});
+
+describe('the fair claim as a statement (record 0272)', () => {
+  it('is prepared once on a connection and planned for each call, never from a plan kept across calls', async () => {
+    // One connection, so every claim and the look at its prepared statements share the session
+    // (on PGlite every connection shares the one backend, and sees what the others prepared too).
+    const connection = (db.knex.client as { config: { connection: unknown } }).config.connection;
+    const single = knexFactory({ client: 'pg', connection: connection as Knex.StaticConnectionConfig, pool: { min: 1, max: 1 } });
+    const plans = async () => {
+      const { rows } = await single.raw<{ rows: { name: string; custom_plans: string; generic_plans: string }[] }>(
+        `select name, custom_plans, generic_plans from pg_prepared_statements where statement like '%with in_flight as%'`,
+      );
+      return new Map(rows.map((row) => [row.name, { custom: Number(row.custom_plans), generic: Number(row.generic_plans) }]));
+    };
+    try {
+      const before = await plans();
+      const target = await endpoint('acct_plans');
+      for (let call = 0; call < 8; call += 1) {
+        await due(target, 1, 1_000);
+        const now = new Date();
+        const { claims } = await claimDue(single, {
+          now,
+          leaseUntil: new Date(now.getTime() + 60_000),
+          limit: 1,
+          token: randomUUID(),
+          perEndpoint: 64,
+          perAccount: 64,
+        });
+        expect(claims).toHaveLength(1);
+      }
+      // PostgreSQL tries a plan kept for every call once it has made five for their values.
+      const made = [...(await plans())].filter(([name]) => !before.has(name)).map(([, counts]) => counts);
+      expect(made).toEqual([{ custom: 8, generic: 0 }]);
+    } finally {
+      await single.destroy();
+    }
   });
 });

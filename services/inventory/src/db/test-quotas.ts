@@ -1,3 +1,4 @@
+import { runPrepared } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { SCHEMA } from './schema.ts';
 
@@ -11,7 +12,16 @@ export const utcDay = (at: Date): number => Math.floor(at.getTime() / 86_400_000
  * pass the quota.
  */
 export async function takeTestEsims(db: Knex, accountId: string, day: number, quantity: number, limit: number): Promise<boolean> {
-  const rows = (await countTestEsims(db, accountId, day, quantity, limit).returning('created')) as unknown[];
+  // Prepared once per connection: every test order sends it, and its plan (the key's index) never depends on the table's size.
+  const { rows } = await runPrepared(
+    db,
+    `insert into ${SCHEMA}.test_esims_per_day as t (account_id, day, created)
+     select ?::text, ?::int, ?::int where ?::int <= ?::int
+     on conflict (account_id, day) do update set created = t.created + excluded.created
+     where t.created + excluded.created <= ?::int
+     returning created`,
+    [accountId, day, quantity, quantity, limit, limit],
+  );
   return rows.length === 1;
 }
 
@@ -22,18 +32,6 @@ export async function giveBackTestEsims(db: Knex, accountId: string, day: number
     .from('test_esims_per_day')
     .where({ account_id: accountId, day })
     .update({ created: db.raw('greatest(created - ?::int, 0)', [quantity]) });
-}
-
-function countTestEsims(db: Knex, accountId: string, day: number, quantity: number, limit: number): Knex.QueryBuilder {
-  const table = `${SCHEMA}.test_esims_per_day`;
-  return db
-    .into(db.raw('?? (account_id, day, created)', [table]))
-    .insert(
-      db.select(db.raw('?::text as account_id, ?::int as day, ?::int as created', [accountId, day, quantity])).whereRaw('?::int <= ?::int', [quantity, limit]),
-    )
-    .onConflict(['account_id', 'day'])
-    .merge({ created: db.raw('test_esims_per_day.created + excluded.created') })
-    .where(db.raw('test_esims_per_day.created + excluded.created <= ?::int', [limit]));
 }
 
 /**

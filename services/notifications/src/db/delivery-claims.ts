@@ -1,4 +1,5 @@
 import type { ApiEvent as Event, Environment } from '@connectivity/contracts';
+import { runPrepared } from '@connectivity/platform';
 import type { Knex } from 'knex';
 
 /** One attempt a worker now owns: what to send and where. */
@@ -145,6 +146,29 @@ const FAIR_CLAIM = `
   )
   select h.held, c.* from held h left join claimed c on true`;
 
+/**
+ * FAIR_CLAIM with `?` placeholders for runPrepared, and the binding each stands for. It is
+ * prepared once per connection (its parse, half a millisecond on the embedded database, paid once)
+ * but still planned for each call's values and tables: a plan kept across calls would have been
+ * made for the sizes of the moment (docs/decisions/0019-size-dependent-statements-planned-per-call.md,
+ * docs/decisions/0272-the-delivery-claim-is-parsed-once.md).
+ */
+const FAIR_CLAIM_BINDINGS: (keyof FairClaimValues)[] = [];
+const FAIR_CLAIM_TEXT = FAIR_CLAIM.replace(/:(\w+)/g, (_match, name: keyof FairClaimValues) => {
+  FAIR_CLAIM_BINDINGS.push(name);
+  return '?';
+});
+
+interface FairClaimValues {
+  endpoints: string[];
+  now: Date;
+  leaseUntil: Date;
+  token: string;
+  limit: number;
+  perEndpoint: number;
+  perAccount: number;
+}
+
 interface ClaimedRow {
   held: boolean;
   id: string | null;
@@ -170,10 +194,11 @@ export interface Claimed {
  */
 export async function claimDue(knex: Knex, options: ClaimOptions): Promise<Claimed> {
   const rows = await knex.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [CLAIM_LOCK]);
+    // Custom plans only in this transaction: the prepared claim is planned for each call (see FAIR_CLAIM_TEXT).
+    await trx.raw("select pg_advisory_xact_lock(hashtextextended(?, 0)), set_config('plan_cache_mode', 'force_custom_plan', true)", [CLAIM_LOCK]);
     const endpoints = await dueEndpoints(trx, options.now, options.dueSample ?? DUE_SAMPLE);
     if (endpoints.length === 0) return [];
-    const result = await trx.raw<{ rows: ClaimedRow[] }>(FAIR_CLAIM, {
+    const values: FairClaimValues = {
       endpoints,
       now: options.now,
       leaseUntil: options.leaseUntil,
@@ -181,7 +206,12 @@ export async function claimDue(knex: Knex, options: ClaimOptions): Promise<Claim
       limit: options.limit,
       perEndpoint: options.perEndpoint,
       perAccount: options.perAccount,
-    });
+    };
+    const result = await runPrepared<ClaimedRow>(
+      trx,
+      FAIR_CLAIM_TEXT,
+      FAIR_CLAIM_BINDINGS.map((name) => values[name]),
+    );
     return result.rows;
   });
   const claims = rows
