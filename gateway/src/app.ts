@@ -8,6 +8,7 @@ import {
   healthRoutes,
   requestId,
   resolveCursorSecret,
+  sendJsonAsBytes,
 } from '@connectivity/platform';
 import express, { type Express, type RequestHandler } from 'express';
 import { createForwarder, type Forwarder } from './clients/forwarder.ts';
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): Express {
   } satisfies ServerTimeouts;
   // Conditional GETs would turn API responses into bodiless 304s; clients expect JSON.
   app.set('etag', false);
+  sendJsonAsBytes(app);
   // The edge makes its own request ids: a client cannot choose the id its logs are filed under.
   app.use(requestId({ trustHeader: false }));
   app.use(accessLog(logger));

@@ -13,6 +13,7 @@ import { readCaller, requireInternalToken, type InternalCallers } from './intern
 import { accessLog } from './access-log.ts';
 import { requestId } from './request-id.ts';
 import { refuseUnstorableInput } from './unstorable-input.ts';
+import { sendJsonAsBytes } from './json-as-bytes.ts';
 
 /** The largest request body accepted anywhere (record 0255). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -63,6 +64,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // A service answers the gateway, which passes no ETag on (nor makes one), so hashing every body
   // for one would be work for nothing (docs/decisions/0020-services-make-no-etag.md).
   app.set('etag', false);
+  sendJsonAsBytes(app);
   // Read by `listen` to answer malformed requests with the error object.
   app.locals.baseUrl = options.baseUrl;
   app.use(requestId({ trustHeader: true }));

@@ -11,3 +11,4 @@ export * from './internal-errors.ts';
 export * from './unstorable-input.ts';
 export * from './client-error.ts';
 export * from './response-headers.ts';
+export * from './json-as-bytes.ts';
