@@ -5,7 +5,7 @@ import type { Express, Response } from 'express';
  * body and length), sent as bytes. Express's own sends the JSON as a string, and for a string
  * `res.send` parses the Content-Type it was just given and writes it again to add the charset
  * (the `content-type` package, on every response), then encodes the string on the socket. Every
- * answer of the API is JSON, so that was work on each one: ~12 % of the embedded form's main
+ * answer of the API is JSON, so that was work on each one: ~10 % of the embedded form's main
  * thread per authenticated read (docs/decisions/0273-json-sent-as-bytes.md). A Content-Type set
  * before, a JSON setting of the app, or a body that is not JSON leave it to express as before.
  */
