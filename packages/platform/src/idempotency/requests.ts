@@ -197,6 +197,9 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       res.locals[CLAIM_LOCAL as unknown as string] = claimFor(held);
       /** The answer was stored before it was sent: the record is final. */
       let stored = false;
+      /** The key was given back before the answer was sent (an answer that is not kept). */
+      let released = false;
+      const giveBack = () => store.release(db, ref).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
       const json = res.json.bind(res);
       // An answer not recorded with a change (an error, or a call that changes nothing) is stored
       // BEFORE it is sent, so a retry that follows the answer at once is replayed, never told
@@ -212,7 +215,16 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
           const value = res.getHeader(name);
           if (value !== undefined) answer.headers[name] = String(value);
         }
-        if (!isReplayable(answer)) return json(body);
+        if (!isReplayable(answer)) {
+          // Not kept (a 5xx, a Retry-After): the key is given back BEFORE the answer is sent, so a
+          // retry that follows it at once runs again, never told the first is still in progress.
+          released = true;
+          stopHolding();
+          giveBack()
+            .then(() => json(body))
+            .catch((error: unknown) => options.logger.error({ err: error }, 'sending an answer failed'));
+          return res;
+        }
         // Conditional on the claim still being held: a claim lost meanwhile stores nothing.
         store
           .complete(db, ref, answer)
@@ -230,9 +242,9 @@ export function idempotentRequests(options: IdempotentRequestsOptions): RequestH
       const settle = () => {
         stopHolding();
         // Recorded with the change and committed, or stored before it was sent: final.
-        if (held.committed || stored) return;
+        if (held.committed || stored || released) return;
         // Nothing worth replaying was answered (or nothing at all: the client left): the key is given back.
-        store.release(db, ref).catch((error: unknown) => options.logger.warn({ err: error }, 'settling an idempotency claim failed'));
+        void giveBack();
       };
       res.once('close', settle);
       next();
