@@ -1,4 +1,4 @@
-import { emptyToUndefined } from '@connectivity/platform';
+import { DEFAULT_DATA_DIR, emptyToUndefined } from '@connectivity/platform';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -8,7 +8,7 @@ export const cliConfigSchema = z.object({
   ADMIN_URL: z.preprocess(emptyToUndefined, z.string().url().optional()),
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   /** Otherwise: the data directory of a running `pnpm start`, holding admin.json. */
-  DATA_DIR: z.string().min(1).default('./.data'),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   /** The public API, for the commands an integrator runs with their own key (`listen`, `logs`, `events`, `trigger`). */
   CONNECTIVITY_API_URL: z.preprocess(emptyToUndefined, z.string().url().default('http://localhost:8080')),
   /** The integrator's key; without it, the test key of a running `pnpm start` (DATA_DIR/dev-keys.json). */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Database, Logger } from '@connectivity/platform';
-import { createDatabase } from '@connectivity/platform/database';
+import { createDatabase, DEFAULT_DATA_DIR } from '@connectivity/platform/database';
 import type { LauncherConfig } from './config.ts';
 
 type BackgroundLogger = Pick<Logger, 'error' | 'info'>;
@@ -44,9 +44,6 @@ export function startEarlyDatabase(env: NodeJS.ProcessEnv): EarlyDatabase | unde
     },
   };
 }
-
-/** The parsed configuration's DATA_DIR default, which the early start cannot read before parsing it. */
-const DEFAULT_DATA_DIR = './.data';
 
 /**
  * The database the configuration asks for: the early one when it is that one (the same

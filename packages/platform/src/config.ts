@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_DATA_DIR } from './db/create-database.ts';
 import { parseInternalCallers } from './http/internal-auth.ts';
 
 /** Raised at boot when the environment does not satisfy a service's config schema. */
@@ -94,7 +95,7 @@ export const commonConfigSchema = z.object({
    */
   DATABASE_CA_FILE: z.preprocess(emptyToUndefined, z.string().optional()),
   /** Where the embedded database (PGlite) and the local webhook sealing key live. */
-  DATA_DIR: z.string().min(1).default('./.data'),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   /**
    * This process's credential on the calls it makes to the services (each caller its own in
    * production); without INTERNAL_CALLERS it is also the one token every caller shares.

@@ -35,6 +35,8 @@ export interface CreateDatabaseOptions {
 }
 
 export const MEMORY_DATA_DIR = 'memory://';
+/** Where the embedded database lives when DATA_DIR is unset. */
+export const DEFAULT_DATA_DIR = './.data';
 
 // Long enough to ride out a relay tick or a migration holding the single PGlite connection,
 // short enough that a leaked transaction shows up as a clear error instead of a hang.
@@ -42,7 +44,7 @@ const DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000;
 
 export async function createDatabase(options: CreateDatabaseOptions = {}): Promise<Database> {
   if (options.databaseUrl) return createPostgresDatabase(options.databaseUrl, options);
-  return createPgliteDatabase(options.dataDir ?? './.data', options);
+  return createPgliteDatabase(options.dataDir ?? DEFAULT_DATA_DIR, options);
 }
 
 function createPostgresDatabase(databaseUrl: string, options: CreateDatabaseOptions): Database {
