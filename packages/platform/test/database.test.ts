@@ -146,7 +146,7 @@ describe('embedded PGlite', () => {
   );
 
   test(
-    'serves every caller through one connection, and close is idempotent',
+    'serves every caller from its one backend, and close is idempotent',
     async () => {
       const db = await createDatabase({ dataDir: 'memory://' });
       try {

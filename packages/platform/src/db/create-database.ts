@@ -78,6 +78,9 @@ const PGLITE_OPTIONS = {
   postgresqlconf: ["shared_buffers = '16MB'", "work_mem = '2MB'", "maintenance_work_mem = '16MB'", "temp_buffers = '2MB'"],
 };
 
+/** The embedded database's pooled connections (record 0275); its server takes two more, for a reconnect while an old socket closes. */
+const PGLITE_CONNECTIONS = 3;
+
 async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOptions): Promise<Database> {
   const directory = dataDir === MEMORY_DATA_DIR ? undefined : path.resolve(dataDir, 'pglite');
   // Nothing is awaited before the worker starts on a data directory that exists, so a caller that
@@ -94,9 +97,11 @@ async function createPgliteDatabase(dataDir: string, options: CreateDatabaseOpti
   const knex = knexFactory({
     client: 'pg',
     connection: { host: server.socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' },
-    // PGlite is a single Postgres backend: a second connection would share its session and
-    // transaction state, so the pool holds exactly one and everything else queues for it.
-    pool: { min: 1, max: 1 },
+    // PGlite is a single Postgres backend, which its server gives to one connection's exchange or
+    // transaction at a time (pglite-wire.ts); a few connections let the next statement wait there,
+    // ready, while this side reads the last one's answer. Kept open: each new connection would
+    // prepare its statements again in the one backend.
+    pool: { min: PGLITE_CONNECTIONS, max: PGLITE_CONNECTIONS },
     acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
   });
 
@@ -124,7 +129,10 @@ async function startPgliteServer(directory: string | undefined, template: string
   // short (a socket path may not exceed ~100 bytes, which DATA_DIR could).
   const socketDir = mkdtempSync(path.join(tmpdir(), 'connectivity-db-'));
   const socketPath = path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-  const worker = new Worker(SERVER_SCRIPT, { workerData: { directory, template, socketPath, conf: PGLITE_OPTIONS.postgresqlconf }, execArgv: [] });
+  const worker = new Worker(SERVER_SCRIPT, {
+    workerData: { directory, template, socketPath, conf: PGLITE_OPTIONS.postgresqlconf, maxConnections: PGLITE_CONNECTIONS + 2 },
+    execArgv: [],
+  });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   try {
     await new Promise<void>((resolve, reject) => {

@@ -15,10 +15,16 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { collectLastResort } from '../memory/idle-release.ts';
+import { serveWire } from './pglite-wire.ts';
 
-const { directory, template, socketPath, conf } = workerData as { directory?: string; template?: string; socketPath: string; conf: string[] };
+const { directory, template, socketPath, conf, maxConnections } = workerData as {
+  directory?: string;
+  template?: string;
+  socketPath: string;
+  conf: string[];
+  maxConnections: number;
+};
 const port = parentPort;
 if (!port) throw new Error('pglite-server.ts runs as a worker thread');
 
@@ -49,11 +55,9 @@ async function inMemory(options: { postgresqlconf: string[] }): Promise<PGlite> 
 try {
   const options = { postgresqlconf: conf };
   const pglite = directory === undefined ? await inMemory(options) : await PGlite.create(directory, options);
-  // The client's pool holds one connection; a little slack so a reconnect is not refused while
-  // the previous socket is still being torn down.
-  const server = new PGLiteSocketServer({ db: pglite, path: socketPath, maxConnections: 4 });
+  let server;
   try {
-    await server.start();
+    server = await serveWire(pglite, socketPath, maxConnections);
   } catch (error) {
     await pglite.close();
     throw error;
@@ -63,7 +67,7 @@ try {
     if (message === 'release-memory') collectLastResort();
     if (message !== 'close') return;
     void (async () => {
-      await server.stop();
+      await server.close();
       await pglite.close();
       port.postMessage({ closed: true });
       port.close();
