@@ -3,6 +3,7 @@ import { createCursorCodec, createServiceApp, operatorRouteOptions, serviceFrame
 import { createExpressEndpoints } from '@ts-rest/express';
 import type { Express } from 'express';
 import { SCHEMA } from './db/schema.ts';
+import { testEsimsTaker } from './db/test-quotas.ts';
 import { balanceRouter } from './routes/balance.ts';
 import { esimRouter } from './routes/esims.ts';
 import { internalAccountsRouter } from './routes/internal-accounts.ts';
@@ -45,6 +46,7 @@ export function createApp(context: InventoryContext): Express {
           purchaseInDoubtMs: config.PURCHASE_IN_DOUBT_MS,
           refundCheckAfterMs: config.REFUND_CHECK_AFTER_MS,
           testEsimsPerDay: config.TEST_ESIMS_PER_DAY,
+          testEsimsTaker: testEsimsTaker(knex),
         }),
         app,
         tsRestOptions,

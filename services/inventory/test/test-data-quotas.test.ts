@@ -88,6 +88,23 @@ describe('test eSIMs per UTC day', () => {
     expect(await esimsOf(caller)).toBe(10);
   });
 
+  it('takes concurrent orders of several accounts together: those that fit all pass, an account past it only up to its quota', async () => {
+    const [fits, passes, full] = [newCaller('test'), newCaller('test'), newCaller('test')];
+    expect((await h.order(full, { bundle: 'esim_5GB_30D_EU', quantity: 9 })).status).toBe(201);
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, () => h.order(fits, { bundle: 'esim_5GB_30D_EU', quantity: 2 })),
+      ...Array.from({ length: 4 }, () => h.order(passes, { bundle: 'esim_5GB_30D_EU', quantity: 3 })),
+      ...Array.from({ length: 2 }, () => h.order(full, { bundle: 'esim_5GB_30D_EU', quantity: 1 })),
+    ]);
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201]);
+    expect(statuses.slice(5, 9).sort()).toEqual([201, 201, 201, 403]);
+    expect(statuses.slice(9).sort()).toEqual([201, 403]);
+    for (const res of answers.filter((answer) => answer.status !== 201)) expectQuotaExceeded(res, 'TEST_ESIMS_PER_DAY', 10);
+    expect([await esimsOf(fits), await esimsOf(passes), await esimsOf(full)]).toEqual([10, 9, 10]);
+    expectQuotaExceeded(await h.order(fits, { bundle: 'esim_5GB_30D_EU', quantity: 1 }), 'TEST_ESIMS_PER_DAY', 10);
+  });
+
   it('counts orders on a test clock and orders paid from a simulated balance too', async () => {
     const caller = newCaller('test');
     const clock = (await createClock(caller)).body as TestClock;

@@ -1,4 +1,4 @@
-import { runPrepared } from '@connectivity/platform';
+import { createBatcher, runPrepared, type Batcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import { SCHEMA } from './schema.ts';
 
@@ -24,6 +24,57 @@ export async function takeTestEsims(db: Knex, accountId: string, day: number, qu
   );
   return rows.length === 1;
 }
+
+export interface TestEsimsTake {
+  accountId: string;
+  day: number;
+  quantity: number;
+  limit: number;
+}
+
+/** The most takes one statement carries. */
+const MAX_TAKES = 64;
+
+/**
+ * `takeTestEsims` for the orders that reach it at once, in one statement (record 0276): each
+ * account's orders of the day are taken together when together they stay within the quota; the
+ * orders of an account whose sum would pass it are then taken one by one, in the order they
+ * came, so exactly those `takeTestEsims` alone would have let through pass.
+ */
+export function testEsimsTaker(db: Knex): Batcher<TestEsimsTake, boolean> {
+  return createBatcher<TestEsimsTake, boolean>({
+    name: 'test eSIMs taken',
+    max: MAX_TAKES,
+    async run(takes) {
+      const input = JSON.stringify(takes.map((take) => ({ account_id: take.accountId, day: take.day, quantity: take.quantity, quota: take.limit })));
+      // The counters are upserted in key order, so two batches sharing accounts lock them alike.
+      const { rows } = await runPrepared<{ account_id: string; day: number }>(
+        db,
+        `with input as (
+           select * from jsonb_to_recordset(?::jsonb) as i(account_id text, day int, quantity int, quota int)
+         ), totals as (
+           select account_id, day, sum(quantity)::int as quantity, min(quota) as quota from input group by account_id, day
+         )
+         insert into ${SCHEMA}.test_esims_per_day as t (account_id, day, created)
+         select account_id, day, quantity from totals where quantity <= quota order by account_id, day
+         on conflict (account_id, day) do update set created = t.created + excluded.created
+         where t.created + excluded.created <= (select quota from totals s where s.account_id = excluded.account_id and s.day = excluded.day)
+         returning account_id, day`,
+        [input],
+      );
+      const taken = new Set(rows.map((row) => `${row.account_id} ${row.day}`));
+      const outcomes: PromiseSettledResult<boolean>[] = [];
+      for (const take of takes) {
+        if (taken.has(`${take.accountId} ${take.day}`)) outcomes.push({ status: 'fulfilled', value: true });
+        else outcomes.push(await takeTestEsims(db, take.accountId, take.day, take.quantity, take.limit).then(fulfilled, rejected));
+      }
+      return outcomes;
+    },
+  });
+}
+
+const fulfilled = (value: boolean): PromiseSettledResult<boolean> => ({ status: 'fulfilled', value });
+const rejected = (reason: unknown): PromiseSettledResult<boolean> => ({ status: 'rejected', reason });
 
 /** Gives back what `takeTestEsims` took for an order that was not made. */
 export async function giveBackTestEsims(db: Knex, accountId: string, day: number, quantity: number): Promise<void> {

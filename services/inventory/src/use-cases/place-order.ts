@@ -1,12 +1,12 @@
 import { ApiError, type InternalBundle, type Metadata, type Order, type SuppliedProfile } from '@connectivity/contracts';
-import { errorMessage, newId, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
+import { errorMessage, newId, type Batcher, type Caller, type IdempotencyClaim, type Logger, type StatementBatcher } from '@connectivity/platform';
 import type { Knex } from 'knex';
 import type { CatalogueClient } from '../clients/catalogue-client.ts';
 import { isDuplicateIccid } from '../db/esim-repository.ts';
 import { keepHold } from '../db/purchase-settlement.ts';
 import { payFromSimulatedBalance } from '../db/simulated-payment.ts';
 import { findOwnedTestClock } from '../db/test-clock-repository.ts';
-import { giveBackTestEsims, takeTestEsims, utcDay } from '../db/test-quotas.ts';
+import { giveBackTestEsims, takeTestEsims, utcDay, type TestEsimsTake } from '../db/test-quotas.ts';
 import { testEsimsQuotaExceeded } from '../domain/test-quotas.ts';
 import { initialMetadata } from '../domain/metadata.ts';
 import { assertOrderable, priceOrder } from '../domain/order.ts';
@@ -30,6 +30,8 @@ export interface PlaceOrderDeps {
   purchaseInDoubtMs?: number;
   /** Test eSIMs an account may create in a UTC day (record 0212); unlimited when not given. */
   testEsimsPerDay?: number;
+  /** The takes of that quota by concurrent orders in one statement (record 0276); each its own otherwise. */
+  testEsimsTaker?: Batcher<TestEsimsTake, boolean>;
 }
 
 // Sandbox ICCIDs are random: a collision with an existing one is all but impossible, but if it
@@ -68,7 +70,9 @@ export async function placeOrder(deps: PlaceOrderDeps, caller: Caller, input: Or
  */
 async function withinTestEsimsQuota(deps: PlaceOrderDeps, caller: Caller, quantity: number, limit: number, place: () => Promise<Order>): Promise<Order> {
   const day = utcDay(new Date());
-  if (!(await takeTestEsims(deps.knex, caller.accountId, day, quantity, limit))) throw testEsimsQuotaExceeded(limit, quantity);
+  const take = { accountId: caller.accountId, day, quantity, limit };
+  const taken = deps.testEsimsTaker ? await deps.testEsimsTaker.add(take) : await takeTestEsims(deps.knex, take.accountId, day, quantity, limit);
+  if (!taken) throw testEsimsQuotaExceeded(limit, quantity);
   try {
     return await place();
   } catch (error) {
