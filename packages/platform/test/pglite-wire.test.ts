@@ -115,9 +115,19 @@ describe('the embedded database shared by several connections', () => {
   }, SETUP_TIMEOUT);
   afterAll(() => db?.close());
 
-  test('a connection in the middle of an extended-protocol exchange keeps the backend until its Sync', async () => {
+  /** Two bare clients of the database, closed after `run`. */
+  async function withTwoClients(run: (first: WireClient, second: WireClient) => Promise<void>): Promise<void> {
     const [first, second] = await Promise.all([WireClient.open(socketPath), WireClient.open(socketPath)]);
     try {
+      await run(first, second);
+    } finally {
+      first.destroy();
+      second.destroy();
+    }
+  }
+
+  test('a connection in the middle of an extended-protocol exchange keeps the backend until its Sync', () =>
+    withTwoClients(async (first, second) => {
       first.prepareUnnamed("select 'first'");
       // Sent while the first connection's unnamed statement and portal wait for their Execute:
       // run in between, its Parse would replace them.
@@ -128,15 +138,10 @@ describe('the embedded database shared by several connections', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await first.executeUnnamed()).toEqual(['first']);
       expect(await secondAnswer).toEqual(['second']);
-    } finally {
-      first.destroy();
-      second.destroy();
-    }
-  });
+    }));
 
-  test('each connection has prepared statements of its own: two may use the same name', async () => {
-    const [first, second] = await Promise.all([WireClient.open(socketPath), WireClient.open(socketPath)]);
-    try {
+  test('each connection has prepared statements of its own: two may use the same name', () =>
+    withTwoClients(async (first, second) => {
       first.prepareUnnamed("select 'first'", 'shared_name');
       expect(await first.executeUnnamed()).toEqual(['first']);
       // On one session this Parse would fail: prepared statement "shared_name" already exists.
@@ -144,15 +149,10 @@ describe('the embedded database shared by several connections', () => {
       expect(await second.executeUnnamed()).toEqual(['second']);
       expect(await first.executePrepared('shared_name')).toEqual(['first']);
       expect(await second.executePrepared('shared_name')).toEqual(['second']);
-    } finally {
-      first.destroy();
-      second.destroy();
-    }
-  });
+    }));
 
-  test("another connection's statements wait for a transaction to end, and never run inside it", async () => {
-    const [holder, other] = await Promise.all([WireClient.open(socketPath), WireClient.open(socketPath)]);
-    try {
+  test("another connection's statements wait for a transaction to end, and never run inside it", () =>
+    withTwoClients(async (holder, other) => {
       await holder.query('begin');
       await holder.query('insert into wire_items values (1)');
       let answered = false;
@@ -163,11 +163,7 @@ describe('the embedded database shared by several connections', () => {
       expect(answered).toBe(false);
       await holder.query('rollback');
       expect(await count).toEqual(['0']);
-    } finally {
-      holder.destroy();
-      other.destroy();
-    }
-  });
+    }));
 
   test('a client gone in the middle of a transaction or an exchange leaves the backend idle for the others', async () => {
     const inTransaction = await WireClient.open(socketPath);
