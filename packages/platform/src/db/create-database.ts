@@ -19,7 +19,7 @@ export interface CreateDatabaseOptions {
   databaseUrl?: string | undefined;
   /** Where embedded PGlite keeps its files (`<dataDir>/pglite`); `memory://` keeps nothing on disk. */
   dataDir?: string | undefined;
-  /** Pool size for a PostgreSQL server; ignored for PGlite, which has exactly one connection. */
+  /** Pool size for a PostgreSQL server; ignored for PGlite, whose pool is fixed (record 0275). */
   poolMax?: number | undefined;
   /** How long a query waits for a free pooled connection before it fails, in ms. */
   acquireConnectionTimeoutMs?: number | undefined;
@@ -38,7 +38,7 @@ export const MEMORY_DATA_DIR = 'memory://';
 /** Where the embedded database lives when DATA_DIR is unset. */
 export const DEFAULT_DATA_DIR = './.data';
 
-// Long enough to ride out a relay tick or a migration holding the single PGlite connection,
+// Long enough to ride out a relay tick or a migration holding PGlite's one backend,
 // short enough that a leaked transaction shows up as a clear error instead of a hang.
 const DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000;
 

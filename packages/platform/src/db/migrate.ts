@@ -13,7 +13,7 @@ export interface MigrationResult {
  * so every service has its own. Everything runs in ONE transaction that first takes a
  * transaction-scoped advisory lock on the schema name: two processes starting at once queue on
  * the lock instead of racing knex's create-table-if-missing steps (which are not race-safe),
- * and the whole run uses a single connection, so it works on PGlite's pool of one.
+ * and the whole run uses a single connection, so it holds PGlite's one backend throughout.
  */
 export async function runMigrations(knex: Knex, set: MigrationSet): Promise<MigrationResult> {
   const names = migrationNames(set);

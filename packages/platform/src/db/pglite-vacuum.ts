@@ -21,7 +21,7 @@ interface DueTable {
 /**
  * One pass of the embedded database's autovacuum: the tables whose dead rows or changes passed
  * PostgreSQL's own thresholds are vacuumed (and analysed), one statement each, so the requests
- * queued on the one connection go between them. PGlite is a single-user backend: it runs no
+ * queued for the one backend go between them. PGlite is a single-user backend: it runs no
  * autovacuum, and it reports its table statistics only when asked to (record 0267).
  */
 export async function vacuumDueTables(knex: Knex): Promise<PassResult> {
