@@ -44,6 +44,11 @@ class Connection {
     this.socket = socket;
     this.prefix = Buffer.from(`c${id}.`);
   }
+
+  /** Whether it has messages for the database. */
+  hasWork(): boolean {
+    return this.pending.length > 0 || this.startup !== undefined;
+  }
 }
 
 /**
@@ -104,8 +109,8 @@ export async function serveWire(db: PGlite, socketPath: string, maxConnections: 
         if (next === undefined) {
           next = waiting.shift();
           if (next === undefined) break;
-        } else if (next.pending.length === 0 && next.startup === undefined) break;
-        if (next.closed || (next.pending.length === 0 && next.startup === undefined)) continue;
+        } else if (!next.hasWork()) break;
+        if (next.closed || !next.hasWork()) continue;
         await execute(next);
       }
     } finally {
@@ -194,7 +199,7 @@ export async function serveWire(db: PGlite, socketPath: string, maxConnections: 
     }
     flush();
     connection.buffer = buffer.subarray(offset);
-    if (connection.pending.length > 0 || connection.startup !== undefined) schedule(connection);
+    if (connection.hasWork()) schedule(connection);
   }
 
   const server = createServer((socket) => {
