@@ -8,7 +8,7 @@ export { AIRALO_DEVIATIONS } from './airalo/deviations.ts';
 export type { AiraloRefund, AiraloRefundStatus, AiraloState, AiraloUsageStatus } from './airalo/state.ts';
 export type { FakeControl } from './shared/control.ts';
 export type { Fault } from './shared/faults.ts';
-export type { RateLimitRule } from './shared/rate-limiter.ts';
+export { FixedWindowLimiter, type RateLimitRule } from './shared/rate-limiter.ts';
 export { assertNoViolations, type CallbackRecord, type Counters, type ViolationRecord } from './shared/recorder.ts';
 export type { TlsOptions } from './shared/server.ts';
 export { OpenApiValidator, type Deviation, type RequestToCheck, type ResponseToCheck } from './shared/openapi/validator.ts';

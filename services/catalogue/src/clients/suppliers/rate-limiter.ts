@@ -6,6 +6,9 @@ export interface RateRule {
   windowMs: number;
 }
 
+/** The spread of transit times a 1 s window absorbs (record 0278): 10 a second becomes 10 per 1.1 s. */
+const DEFAULT_SLACK_MS = 100;
+
 interface Waiter {
   deadline: number;
   resolve: () => void;
@@ -27,6 +30,8 @@ export interface RateLimiterOptions {
   maxQueuedPerTenant?: number | undefined;
   /** The part of a rule's budget one tenant may use in any window (0 to 1]. */
   tenantShare?: number | undefined;
+  /** How much longer than its window a call is counted (ms): the spread of transit times (record 0278). */
+  slackMs?: number | undefined;
 }
 
 /**
@@ -37,21 +42,28 @@ export interface RateLimiterOptions {
  * having been sent (our refusal, which the circuit breaker never counts). A tenant may have at most
  * `maxQueuedPerTenant` calls waiting per key; more fail at once. Per process: with several catalogue
  * replicas each keeps its share, which is why the rules are set below the vendor's numbers.
+ *
+ * Against the vendor's limit a call is counted `slackMs` longer than the window (record 0278): we
+ * stamp a call when we send it, the vendor counts it when it arrives, and a call that took longer on
+ * the way than the one ten calls after it would otherwise land in the same vendor window, the
+ * eleventh of ten. A tenant's share is ours alone, counted over the bare window.
  */
 export class ClientRateLimiter {
   private readonly lanes = new Map<string, Lane>();
   private readonly maxQueuedPerTenant: number;
   private readonly tenantShare: number;
+  private readonly slackMs: number;
 
   constructor(options: RateLimiterOptions = {}) {
     this.maxQueuedPerTenant = options.maxQueuedPerTenant ?? 20;
     this.tenantShare = options.tenantShare ?? 0.5;
+    this.slackMs = options.slackMs ?? DEFAULT_SLACK_MS;
   }
 
   acquire(key: string, rule: RateRule, maxWaitMs: number, what: string, tenant = 'system'): Promise<void> {
     const lane = this.lane(key);
     const now = Date.now();
-    prune(lane, rule, now);
+    prune(lane, rule, this.slackMs, now);
     if (!lane.waiting.has(tenant) && this.hasRoom(lane, rule, tenant)) {
       take(lane, tenant, now);
       return Promise.resolve();
@@ -81,7 +93,7 @@ export class ClientRateLimiter {
   /** The earliest time a call of `tenant` could be let through, as far as the window says. */
   private freeAt(lane: Lane, rule: RateRule, tenant: string, now: number): number {
     const own = lane.byTenant.get(tenant) ?? [];
-    const globalFree = lane.calls.length < rule.limit ? now : (lane.calls[lane.calls.length - rule.limit] ?? now) + rule.windowMs;
+    const globalFree = lane.calls.length < rule.limit ? now : (lane.calls[lane.calls.length - rule.limit] ?? now) + rule.windowMs + this.slackMs;
     const tenantFree = own.length < this.tenantLimit(rule) ? now : (own[own.length - this.tenantLimit(rule)] ?? now) + rule.windowMs;
     return Math.max(globalFree, tenantFree);
   }
@@ -103,7 +115,7 @@ export class ClientRateLimiter {
     const pump = () => {
       lane.timer = undefined;
       const at = Date.now();
-      prune(lane, rule, at);
+      prune(lane, rule, this.slackMs, at);
       for (let looked = 0; lane.turn.length > 0 && lane.calls.length < rule.limit && looked < lane.turn.length;) {
         const tenant = lane.turn.shift()!;
         const queue = lane.waiting.get(tenant)!;
@@ -141,9 +153,9 @@ function take(lane: Lane, tenant: string, at: number): void {
   lane.byTenant.set(tenant, own);
 }
 
-function prune(lane: Lane, rule: RateRule, now: number): void {
+function prune(lane: Lane, rule: RateRule, slackMs: number, now: number): void {
   const cutoff = now - rule.windowMs;
-  while (lane.calls.length > 0 && lane.calls[0]! <= cutoff) lane.calls.shift();
+  while (lane.calls.length > 0 && lane.calls[0]! <= cutoff - slackMs) lane.calls.shift();
   for (const [tenant, own] of lane.byTenant) {
     while (own.length > 0 && own[0]! <= cutoff) own.shift();
     if (own.length === 0) lane.byTenant.delete(tenant);
