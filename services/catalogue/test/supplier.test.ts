@@ -167,19 +167,30 @@ describe('POST /internal/supply/orders', () => {
     expect(h.supplier.control.counters()).toMatchObject({ purchases: 1, esimsSold: 2 });
   });
 
-  it('answers in doubt when the vendor answered the purchase with a 5xx, and 503 supplier_unavailable when it would not start (429)', async () => {
+  it('answers in doubt when the vendor answered the purchase with a 5xx, and 503 supplier_unavailable when it would not start (429) within the call’s time', async () => {
     await h.supplier.control.fault({ kind: 'status', status: 503, count: 1 });
     const doubtful = await order({ reference: 'ord_503', bundle: LIVE_BUNDLE, quantity: 1 }, live);
     expect(doubtful.status).toBe(202);
     expect(doubtful.body).toMatchObject({ outcome: 'in_doubt', vendor_request_id: null });
     expect(doubtful.body.retry_after_seconds).toBeGreaterThanOrEqual(1);
     expect(doubtful.body.settles_within_seconds).toBeGreaterThanOrEqual(1);
-    await h.supplier.control.fault({ kind: 'status', status: 429, count: 1 });
+    // The vendor refuses every try: a second 429 after its Retry-After (1 s) leaves no time for a third in 2 s.
+    await h.supplier.control.fault({ kind: 'status', status: 429, count: 5 });
     const refused = await order({ reference: 'ord_429', bundle: LIVE_BUNDLE, quantity: 1 }, live);
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({ type: 'supplier', code: 'supplier_unavailable' });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(h.supplier.control.counters().purchases).toBe(0);
+    await h.supplier.control.clearFaults();
+  });
+
+  it('waits out a 429 whose Retry-After ends within the call’s time, and buys once (record 0279)', async () => {
+    await h.supplier.control.fault({ kind: 'status', status: 429, count: 1 });
+    const started = Date.now();
+    const res = await order({ reference: 'ord_429_once', bundle: LIVE_BUNDLE, quantity: 1 }, live);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(h.supplier.control.counters()).toMatchObject({ purchases: 1, esimsSold: 1 });
   });
 
   it('answers 503 supplier_refused where the vendor says no', async () => {

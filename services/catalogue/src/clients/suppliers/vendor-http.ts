@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { SupplierVendor } from '@connectivity/contracts';
 import { domainMetrics, type Logger } from '@connectivity/platform';
 import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -126,7 +127,26 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
   });
   const idempotentPolicy: IPolicy = wrap(retrying, breaker);
 
-  async function attempt(req: VendorRequest): Promise<VendorAnswer> {
+  /**
+   * One call, sent again while the vendor answers 429 and its `Retry-After` (1 s when it gives none)
+   * ends before `deadline` (record 0279): a 429 is the vendor refusing to start, so nothing was
+   * done and sending again is safe for any call, a purchase or a revoke too. Past the deadline the
+   * 429 is the caller's `supplier_unavailable`, with the vendor's wait.
+   */
+  async function attempt(req: VendorRequest, deadline: number): Promise<VendorAnswer> {
+    for (;;) {
+      try {
+        return await sendOnce(req);
+      } catch (error) {
+        if (!(error instanceof SupplierError) || error.status !== 429) throw error;
+        const waitMs = (error.retryAfterSeconds ?? 1) * 1000;
+        if (Date.now() + waitMs > deadline) throw error;
+        await setTimeout(waitMs);
+      }
+    }
+  }
+
+  async function sendOnce(req: VendorRequest): Promise<VendorAnswer> {
     const what = `${options.vendor} ${req.operation}`;
     // Waiting for room under a limit counts against the same deadline as the call itself, unless the
     // call is background work nobody waits on (record 0268).
@@ -206,8 +226,10 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
       ROOT_CONTEXT,
       async (span) => {
         let outcome = 'ok';
+        // The vendor's 429s are waited out within what the call may wait for room under a limit.
+        const deadline = Date.now() + currentWaitMs(options.timeoutMs);
         try {
-          const answer = req.idempotent ? await idempotentPolicy.execute(() => attempt(req)) : await breaker.execute(() => attempt(req));
+          const answer = req.idempotent ? await idempotentPolicy.execute(() => attempt(req, deadline)) : await breaker.execute(() => attempt(req, deadline));
           span.setAttribute('http.response.status_code', answer.status);
           return answer;
         } catch (error) {
