@@ -128,7 +128,7 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
   const idempotentPolicy: IPolicy = wrap(retrying, breaker);
 
   /**
-   * One call, sent again while the vendor answers 429 and its `Retry-After` (1 s when it gives none)
+   * One call, sent again while the vendor answers 429 and its `Retry-After` (at least 1 s)
    * ends before `deadline` (record 0279): a 429 is the vendor refusing to start, so nothing was
    * done and sending again is safe for any call, a purchase or a revoke too. Past the deadline the
    * 429 is the caller's `supplier_unavailable`, with the vendor's wait.
@@ -139,8 +139,10 @@ export function createVendorHttp(options: VendorHttpOptions, mapError: ErrorMapp
         return await sendOnce(req);
       } catch (error) {
         if (!(error instanceof SupplierError) || error.status !== 429) throw error;
-        const waitMs = (error.retryAfterSeconds ?? 1) * 1000;
+        // At least a second, the vendors' windows: a `Retry-After: 0` must not become a tight loop.
+        const waitMs = Math.max(error.retryAfterSeconds ?? 1, 1) * 1000;
         if (Date.now() + waitMs > deadline) throw error;
+        trace.getActiveSpan()?.addEvent('vendor 429 waited out', { 'retry_after.ms': waitMs });
         await setTimeout(waitMs);
       }
     }
