@@ -12,7 +12,9 @@ const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
  * observed rather than inferred. A failed delivery waits a minute for its retry: it stays
  * pending while pruning runs.
  */
-const KEEP_60_DAYS = { EVENT_RETENTION_MS: String(60 * DAY), WEBHOOK_RETRY_SCHEDULE_MS: '60000' };
+// Test events too (their own retention, 30 days by default, record 0213): else the instance's first
+// sweep, when a loaded machine runs it after the events are stored, prunes the 31-day-old one early.
+const KEEP_60_DAYS = { EVENT_RETENTION_MS: String(60 * DAY), TEST_DATA_RETENTION_MS: String(60 * DAY), WEBHOOK_RETRY_SCHEDULE_MS: '60000' };
 const KEEP_DEFAULT = { RETENTION_SWEEP_INTERVAL_MS: '1', WEBHOOK_RETRY_SCHEDULE_MS: '60000' };
 
 let receiver: Receiver;
