@@ -20,7 +20,12 @@ export function ephemeralPortRange(): { low: number; high: number } {
 /** Ports this process handed out already: never given twice. */
 const handedOut = new Set<number>();
 
-const LOWEST = 10_000;
+/**
+ * The lowest port handed out. Above 10,080, the highest of the ports `fetch` refuses to connect to
+ * (the Fetch standard's "bad ports"; undici fails them with "bad port"): a stack's NATS monitor
+ * drawn on 10080 once left a CI run waiting 30 s for a health check that could never be made.
+ */
+export const LOWEST_PORT = 10_100;
 
 function listenable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -53,9 +58,9 @@ function osPort(): Promise<number> {
 export async function freePortBlock(count: number): Promise<number> {
   const { low } = ephemeralPortRange();
   const highest = low - count;
-  if (highest > LOWEST) {
+  if (highest > LOWEST_PORT) {
     for (let attempt = 0; attempt < 200; attempt += 1) {
-      const base = LOWEST + Math.floor(Math.random() * (highest - LOWEST));
+      const base = LOWEST_PORT + Math.floor(Math.random() * (highest - LOWEST_PORT));
       const ports = Array.from({ length: count }, (_, i) => base + i);
       if (ports.some((port) => handedOut.has(port))) continue;
       if (!(await Promise.all(ports.map(listenable))).every(Boolean)) continue;

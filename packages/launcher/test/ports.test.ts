@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { freePort, freePortBlock } from '../src/distributed-stack.ts';
-import { ephemeralPortRange } from '../src/ports.ts';
+import { ephemeralPortRange, LOWEST_PORT } from '../src/ports.ts';
 import { PORT_OFFSET } from '../src/services.ts';
 
 const listenable = (port: number) =>
@@ -42,5 +42,23 @@ describe('ports for services started later', () => {
         given.add(port);
       }
     }
+  });
+
+  test('fetch connects to every port from the lowest handed out on (none of its "bad ports", e.g. 10080)', async () => {
+    const refused: number[] = [];
+    const ports = Array.from({ length: 1_000 }, (_, i) => LOWEST_PORT + i);
+    for (let i = 0; i < ports.length; i += 100) {
+      await Promise.all(
+        ports.slice(i, i + 100).map(async (port) => {
+          const error = await fetch(`http://127.0.0.1:${port}/`).then(
+            () => undefined,
+            (failure: unknown) => failure,
+          );
+          const cause = error instanceof Error ? (error.cause as Error | undefined) : undefined;
+          if (cause?.message === 'bad port') refused.push(port);
+        }),
+      );
+    }
+    expect(refused).toEqual([]);
   });
 });
