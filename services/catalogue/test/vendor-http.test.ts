@@ -45,7 +45,7 @@ describe('the vendor HTTP path under a 429 with Retry-After: 0', () => {
         breakerCooldownMs: 1_000,
         logger: createLogger({ name: 'test', level: 'silent' }),
       },
-      (status, _body, what) => new SupplierError('rejected', `${what} answered ${status}`, { status }),
+      (status, _body, what) => new SupplierError('refused', `${what} answered ${status}`, { status }),
     );
   const purchase = { operation: 'place_order', method: 'POST' as const, path: '/orders', json: { item: 'x' }, idempotent: false };
 
